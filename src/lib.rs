@@ -1,0 +1,55 @@
+//! # aether-planner
+//!
+//! Three decisions about a computation before it runs, for the engines that
+//! run it:
+//!
+//! 1. **Where its tensors live in one arena**: [`plan_offsets`] places tensors
+//!    with inclusive lifetimes greedily (best fit, decreasing size) and never
+//!    returns an unsound plan; [`peak_live_bytes`] is the lower bound every
+//!    arena must meet.
+//! 2. **Which ordering edges its schedule needs**: [`transitive_reduction`] of
+//!    a topologically numbered DAG, the unique minimal edge set with the same
+//!    reachability, independent of edge order.
+//! 3. **Which of its constraint groups can be solved independently**:
+//!    [`islands`], connected components with canonical labels from a
+//!    disjoint-set forest.
+//!
+//! Each function comes in two forms. The plain one panics exactly at its
+//! preconditions; the `try_` one returns a [`PlanError`] naming the input
+//! element at fault. The C ABI (`include/aether_planner.h`) wraps the `try_`
+//! forms.
+//!
+//! ```
+//! use aether_planner::{islands, peak_live_bytes, plan_offsets, transitive_reduction, TensorLifetime};
+//!
+//! let tensors = [
+//!     TensorLifetime::new(100, 0, 1),
+//!     TensorLifetime::new(80, 1, 2),
+//!     TensorLifetime::new(60, 2, 3),
+//! ];
+//! let plan = plan_offsets(&tensors);
+//! assert_eq!(plan.offsets, vec![0, 100, 0]);
+//! assert_eq!(plan.arena_size, peak_live_bytes(&tensors));
+//!
+//! assert_eq!(transitive_reduction(3, &[(0, 2), (0, 1), (1, 2)]), vec![(0, 1), (1, 2)]);
+//!
+//! let (labels, count) = islands(4, &[(3, 1), (2, 2)]);
+//! assert_eq!(labels, vec![None, Some(0), Some(1), Some(0)]);
+//! assert_eq!(count, 2);
+//! ```
+
+#![deny(missing_docs)]
+
+mod error;
+pub mod ffi;
+mod islands;
+mod offsets;
+mod reduction;
+
+pub use error::PlanError;
+pub use islands::{islands, try_islands};
+pub use offsets::{
+    peak_live_bytes, plan_offsets, try_peak_live_bytes, try_plan_offsets, MemoryPlan,
+    TensorLifetime,
+};
+pub use reduction::{transitive_reduction, try_transitive_reduction};
