@@ -1,1 +1,520 @@
-//! The C ABI.
+//! The C ABI: `extern "C"` entry points over caller-owned buffers.
+//!
+//! `include/aether_planner.h` is generated from this file by cbindgen
+//! (`cbindgen.toml`); `tests/header.rs` fails when the checked-in header
+//! differs from what cbindgen produces now.
+//!
+//! Calling rules, for every entry point:
+//!
+//! - Inputs come first, outputs last; every buffer is followed by its element
+//!   count (or capacity).
+//! - An array pointer, input or output, may be NULL only when its element
+//!   count is 0. A pointer to a single output value is never NULL. Anything
+//!   else is `AETHER_STATUS_NULL_POINTER`.
+//! - Outputs are written only on success (`AETHER_STATUS_OK`). On any error no
+//!   output buffer is written, with one documented exception: a reduction
+//!   whose output buffer is too small reports the count it needs.
+//! - No global mutable state: every entry point is reentrant and thread-safe.
+//! - No panic crosses the boundary: an internal error becomes
+//!   `AETHER_STATUS_PANIC`.
+//! - Status codes arriving from C are plain integers, never a Rust enum.
+//!
+//! This file knows nothing of the algorithms beyond calling their `try_`
+//! forms; it converts buffers, maps errors to status codes and guards panics.
+
+#![allow(non_camel_case_types)]
+
+use core::ffi::c_char;
+use core::mem::{align_of, size_of};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::{
+    try_islands, try_peak_live_bytes, try_plan_offsets, try_transitive_reduction, PlanError,
+    TensorLifetime,
+};
+
+/// A status code: `AETHER_STATUS_OK` (0) or the reason a call failed.
+/// Codes are stable; a retired code is never reused.
+pub type aether_status = u32;
+
+/// Success: every output was written.
+pub const AETHER_STATUS_OK: aether_status = 0;
+/// An array pointer was NULL with a non-zero count, or a single-value output
+/// pointer was NULL.
+pub const AETHER_STATUS_NULL_POINTER: aether_status = 1;
+/// A tensor has `first_use > last_use`.
+pub const AETHER_STATUS_INVALID_LIFETIME: aether_status = 2;
+/// An edge has `source >= target`: nodes must be numbered topologically.
+pub const AETHER_STATUS_NOT_TOPOLOGICAL: aether_status = 3;
+/// An edge or incidence names a node at or beyond `node_count`.
+pub const AETHER_STATUS_NODE_OUT_OF_RANGE: aether_status = 4;
+/// A size, offset or sum would pass `SIZE_MAX`, or an array's byte length
+/// (`count * sizeof(element)`) would pass `PTRDIFF_MAX`.
+pub const AETHER_STATUS_OVERFLOW: aether_status = 5;
+/// The output buffer cannot hold the result; the needed count was reported.
+pub const AETHER_STATUS_BUFFER_TOO_SMALL: aether_status = 6;
+/// Scratch memory could not be allocated.
+pub const AETHER_STATUS_OUT_OF_MEMORY: aether_status = 7;
+/// An internal error was caught at the boundary. Please report it.
+pub const AETHER_STATUS_PANIC: aether_status = 8;
+/// An array pointer is not aligned for its element type.
+pub const AETHER_STATUS_MISALIGNED_POINTER: aether_status = 9;
+
+/// The label of a node that is in no incidence, hence in no island.
+pub const AETHER_NO_ISLAND: usize = usize::MAX;
+/// The `index` of an error that no single input element caused.
+pub const AETHER_NO_INDEX: usize = usize::MAX;
+
+/// A tensor: `size` bytes, live from node `first_use` through node `last_use`
+/// (inclusive).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct aether_tensor_lifetime {
+    /// Size in bytes. A zero-size tensor is not planned and gets offset 0.
+    pub size: usize,
+    /// First node at which the tensor is live.
+    pub first_use: usize,
+    /// Last node at which the tensor is live (inclusive).
+    pub last_use: usize,
+}
+
+/// A DAG edge `source -> target`; nodes are numbered topologically, so
+/// `source < target`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct aether_edge {
+    /// The node the edge leaves.
+    pub source: usize,
+    /// The node the edge enters.
+    pub target: usize,
+}
+
+/// An incidence between nodes `a` and `b`; `a == b` activates one node alone.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct aether_incidence {
+    /// One endpoint.
+    pub a: usize,
+    /// The other endpoint.
+    pub b: usize,
+}
+
+/// What went wrong in a call, as reported by the `aether_*_explain` functions.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct aether_error_detail {
+    /// The status the explained call returns for these inputs.
+    pub status: aether_status,
+    /// The index of the input element at fault (tensor, edge or incidence),
+    /// or `AETHER_NO_INDEX` when no single element caused the status.
+    pub index: usize,
+}
+
+// ---------------------------------------------------------------------------
+// Boundary helpers: small early-return checks.
+// ---------------------------------------------------------------------------
+
+/// Runs `body` and turns a panic into `AETHER_STATUS_PANIC`.
+fn guard(body: impl FnOnce() -> Result<(), aether_status>) -> aether_status {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => AETHER_STATUS_OK,
+        Ok(Err(status)) => status,
+        Err(_) => AETHER_STATUS_PANIC,
+    }
+}
+
+/// Checks an array pointer and its element count: NULL only with count 0,
+/// aligned, and a byte length that a Rust slice may have.
+fn check_array<T>(ptr: *const T, count: usize) -> Result<(), aether_status> {
+    if count == 0 {
+        return Ok(());
+    }
+    if ptr.is_null() {
+        return Err(AETHER_STATUS_NULL_POINTER);
+    }
+    if ptr as usize % align_of::<T>() != 0 {
+        return Err(AETHER_STATUS_MISALIGNED_POINTER);
+    }
+    match count.checked_mul(size_of::<T>()) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(()),
+        _ => Err(AETHER_STATUS_OVERFLOW),
+    }
+}
+
+/// Checks a pointer to one output value.
+fn check_value<T>(ptr: *mut T) -> Result<(), aether_status> {
+    if ptr.is_null() {
+        Err(AETHER_STATUS_NULL_POINTER)
+    } else if ptr as usize % align_of::<T>() != 0 {
+        Err(AETHER_STATUS_MISALIGNED_POINTER)
+    } else {
+        Ok(())
+    }
+}
+
+/// Copies a checked C array into a fallibly allocated Vec, converting each
+/// element; the C array is not referenced afterwards, so an output buffer may
+/// alias it.
+///
+/// # Safety
+/// `check_array(ptr, count)` succeeded and `ptr` points to `count` readable
+/// elements.
+unsafe fn read_array<T: Copy, U>(
+    ptr: *const T,
+    count: usize,
+    convert: impl Fn(T) -> U,
+) -> Result<Vec<U>, aether_status> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(count)
+        .map_err(|_| AETHER_STATUS_OUT_OF_MEMORY)?;
+    for i in 0..count {
+        out.push(convert(ptr.add(i).read()));
+    }
+    Ok(out)
+}
+
+/// Writes `values` to a checked output array of at least `values.len()`
+/// elements.
+///
+/// # Safety
+/// `check_array(ptr, values.len())` succeeded and `ptr` points to that many
+/// writable elements.
+unsafe fn write_array<T: Copy>(ptr: *mut T, values: &[T]) {
+    if !values.is_empty() {
+        core::ptr::copy_nonoverlapping(values.as_ptr(), ptr, values.len());
+    }
+}
+
+/// The status code for an error of the core.
+fn status_of(error: &PlanError) -> aether_status {
+    match error {
+        PlanError::InvalidLifetime { .. } => AETHER_STATUS_INVALID_LIFETIME,
+        PlanError::Overflow { .. } => AETHER_STATUS_OVERFLOW,
+        PlanError::NotTopological { .. } => AETHER_STATUS_NOT_TOPOLOGICAL,
+        PlanError::EdgeOutOfRange { .. } | PlanError::IncidenceOutOfRange { .. } => {
+            AETHER_STATUS_NODE_OUT_OF_RANGE
+        }
+        PlanError::OutOfMemory { .. } => AETHER_STATUS_OUT_OF_MEMORY,
+        #[allow(unreachable_patterns)] // PlanError is non_exhaustive
+        _ => AETHER_STATUS_PANIC,
+    }
+}
+
+fn tensor_of(t: aether_tensor_lifetime) -> TensorLifetime {
+    TensorLifetime {
+        size: t.size,
+        first_use: t.first_use,
+        last_use: t.last_use,
+    }
+}
+
+/// The outcome of one call before any output is written: either the
+/// computed value, or a status with the element at fault.
+type Outcome<T> = Result<T, (aether_status, usize)>;
+
+fn outcome<T>(result: Result<T, PlanError>) -> Outcome<T> {
+    result.map_err(|e| (status_of(&e), e.index().unwrap_or(AETHER_NO_INDEX)))
+}
+
+fn no_index(status: aether_status) -> (aether_status, usize) {
+    (status, AETHER_NO_INDEX)
+}
+
+// Each entry point's computation, shared by the call and its explanation.
+
+unsafe fn compute_plan(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+) -> Outcome<crate::MemoryPlan> {
+    check_array(tensors, tensor_count).map_err(no_index)?;
+    let tensors = read_array(tensors, tensor_count, tensor_of).map_err(no_index)?;
+    outcome(try_plan_offsets(&tensors))
+}
+
+unsafe fn compute_peak(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+) -> Outcome<usize> {
+    check_array(tensors, tensor_count).map_err(no_index)?;
+    let tensors = read_array(tensors, tensor_count, tensor_of).map_err(no_index)?;
+    outcome(try_peak_live_bytes(&tensors))
+}
+
+unsafe fn compute_reduction(
+    node_count: usize,
+    edges: *const aether_edge,
+    edge_count: usize,
+) -> Outcome<Vec<(usize, usize)>> {
+    check_array(edges, edge_count).map_err(no_index)?;
+    let edges = read_array(edges, edge_count, |e| (e.source, e.target)).map_err(no_index)?;
+    outcome(try_transitive_reduction(node_count, &edges))
+}
+
+unsafe fn compute_islands(
+    node_count: usize,
+    incidences: *const aether_incidence,
+    incidence_count: usize,
+) -> Outcome<(Vec<Option<usize>>, usize)> {
+    check_array(incidences, incidence_count).map_err(no_index)?;
+    let incidences = read_array(incidences, incidence_count, |i| (i.a, i.b)).map_err(no_index)?;
+    outcome(try_islands(node_count, &incidences))
+}
+
+/// Fills `detail_out` with an outcome's status and element index.
+unsafe fn explain<T>(
+    detail_out: *mut aether_error_detail,
+    compute: impl FnOnce() -> Outcome<T>,
+) -> aether_status {
+    guard(|| {
+        check_value(detail_out)?;
+        let (status, index) = match compute() {
+            Ok(_) => (AETHER_STATUS_OK, AETHER_NO_INDEX),
+            Err(failure) => failure,
+        };
+        detail_out.write(aether_error_detail { status, index });
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Entry points.
+// ---------------------------------------------------------------------------
+
+/// Plans an offset for every tensor in one arena: greedy best fit in
+/// decreasing size (equal sizes in input order), never unsound: tensors whose
+/// inclusive lifetimes intersect never share a byte.
+///
+/// `offsets_out` has `tensor_count` elements; on success `offsets_out[i]` is
+/// tensor `i`'s offset and `*arena_size_out` the arena size. Zero-size
+/// tensors get offset 0. Errors: `NULL_POINTER`, `MISALIGNED_POINTER`,
+/// `INVALID_LIFETIME`, `OVERFLOW`, `OUT_OF_MEMORY`; `aether_plan_offsets_explain`
+/// names the tensor at fault. Time O(n^2 log n), memory O(n).
+///
+/// # Safety
+/// `tensors` points to `tensor_count` readable elements and `offsets_out` to
+/// `tensor_count` writable ones (either may be NULL when `tensor_count` is 0);
+/// `arena_size_out` points to one writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    offsets_out: *mut usize,
+    arena_size_out: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_array(offsets_out, tensor_count)?;
+        check_value(arena_size_out)?;
+        let plan = compute_plan(tensors, tensor_count).map_err(|(status, _)| status)?;
+        write_array(offsets_out, &plan.offsets);
+        arena_size_out.write(plan.arena_size);
+        Ok(())
+    })
+}
+
+/// The largest total size of tensors live at one node: the lower bound every
+/// sound arena meets. Exact; O(n log n), independent of node numbers.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED_POINTER`, `INVALID_LIFETIME`,
+/// `OVERFLOW` (a live sum passes `SIZE_MAX`), `OUT_OF_MEMORY`.
+///
+/// # Safety
+/// `tensors` points to `tensor_count` readable elements (NULL when 0);
+/// `peak_out` points to one writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_peak_live_bytes(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    peak_out: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_value(peak_out)?;
+        let peak = compute_peak(tensors, tensor_count).map_err(|(status, _)| status)?;
+        peak_out.write(peak);
+        Ok(())
+    })
+}
+
+/// The transitive reduction of a DAG whose nodes are numbered topologically
+/// (`source < target < node_count` for every edge): the unique minimal edge
+/// set with the same reachability, independent of edge order, sorted by
+/// `(source, target)`, each edge once.
+///
+/// On success the first `*edges_out_count` elements of `edges_out` hold the
+/// result. `edges_out_capacity >= edge_count` always suffices; a smaller
+/// capacity that cannot hold the result gets `BUFFER_TOO_SMALL`, with the
+/// needed count in `*edges_out_count` and `edges_out` untouched. `edges_out`
+/// may be the same buffer as `edges` (the input is read fully first).
+/// Errors: `NULL_POINTER`, `MISALIGNED_POINTER`, `NOT_TOPOLOGICAL`,
+/// `NODE_OUT_OF_RANGE`, `OVERFLOW`, `OUT_OF_MEMORY` (the n^2/8-byte matrix),
+/// `BUFFER_TOO_SMALL`.
+///
+/// # Safety
+/// `edges` points to `edge_count` readable elements and `edges_out` to
+/// `edges_out_capacity` writable ones (either NULL when its count is 0);
+/// `edges_out_count` points to one writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_transitive_reduction(
+    node_count: usize,
+    edges: *const aether_edge,
+    edge_count: usize,
+    edges_out: *mut aether_edge,
+    edges_out_capacity: usize,
+    edges_out_count: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_array(edges_out, edges_out_capacity)?;
+        check_value(edges_out_count)?;
+        let reduced =
+            compute_reduction(node_count, edges, edge_count).map_err(|(status, _)| status)?;
+        if reduced.len() > edges_out_capacity {
+            edges_out_count.write(reduced.len());
+            return Err(AETHER_STATUS_BUFFER_TOO_SMALL);
+        }
+        for (i, &(source, target)) in reduced.iter().enumerate() {
+            edges_out.add(i).write(aether_edge { source, target });
+        }
+        edges_out_count.write(reduced.len());
+        Ok(())
+    })
+}
+
+/// Connected components ("islands") of the nodes named by the incidences,
+/// labelled canonically: island `k` is the one whose smallest member is the
+/// `k`-th smallest among islands, whatever the order and orientation of the
+/// incidences.
+///
+/// `labels_out` has `node_count` elements; on success `labels_out[x]` is node
+/// `x`'s island, or `AETHER_NO_ISLAND` for a node in no incidence, and
+/// `*island_count_out` the number of islands. Errors: `NULL_POINTER`,
+/// `MISALIGNED_POINTER`, `NODE_OUT_OF_RANGE`, `OVERFLOW`, `OUT_OF_MEMORY`.
+///
+/// # Safety
+/// `incidences` points to `incidence_count` readable elements and
+/// `labels_out` to `node_count` writable ones (either NULL when its count is
+/// 0); `island_count_out` points to one writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_islands(
+    node_count: usize,
+    incidences: *const aether_incidence,
+    incidence_count: usize,
+    labels_out: *mut usize,
+    island_count_out: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_array(labels_out, node_count)?;
+        check_value(island_count_out)?;
+        let (labels, count) = compute_islands(node_count, incidences, incidence_count)
+            .map_err(|(status, _)| status)?;
+        for (x, label) in labels.iter().enumerate() {
+            labels_out.add(x).write(label.unwrap_or(AETHER_NO_ISLAND));
+        }
+        island_count_out.write(count);
+        Ok(())
+    })
+}
+
+/// Explains what `aether_plan_offsets` returns for these inputs (its output
+/// pointers aside): on success `*detail_out` holds that status and the index
+/// of the tensor at fault (or `AETHER_NO_INDEX`). Returns `NULL_POINTER` only
+/// if `detail_out` is NULL. It recomputes the plan: call it after a failure.
+///
+/// # Safety
+/// As for `aether_plan_offsets`; `detail_out` points to one writable
+/// `aether_error_detail`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets_explain(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    detail_out: *mut aether_error_detail,
+) -> aether_status {
+    explain(detail_out, || compute_plan(tensors, tensor_count))
+}
+
+/// Explains what `aether_peak_live_bytes` returns for these inputs, as
+/// `aether_plan_offsets_explain` does for the plan.
+///
+/// # Safety
+/// As for `aether_peak_live_bytes`; `detail_out` points to one writable
+/// `aether_error_detail`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_peak_live_bytes_explain(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    detail_out: *mut aether_error_detail,
+) -> aether_status {
+    explain(detail_out, || compute_peak(tensors, tensor_count))
+}
+
+/// Explains what `aether_transitive_reduction` returns for these inputs (its
+/// output buffer aside, so never `BUFFER_TOO_SMALL`): the status and the index
+/// of the edge at fault (or `AETHER_NO_INDEX`).
+///
+/// # Safety
+/// As for `aether_transitive_reduction`; `detail_out` points to one writable
+/// `aether_error_detail`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_transitive_reduction_explain(
+    node_count: usize,
+    edges: *const aether_edge,
+    edge_count: usize,
+    detail_out: *mut aether_error_detail,
+) -> aether_status {
+    explain(detail_out, || {
+        compute_reduction(node_count, edges, edge_count)
+    })
+}
+
+/// Explains what `aether_islands` returns for these inputs (its outputs
+/// aside): the status and the index of the incidence at fault (or
+/// `AETHER_NO_INDEX`).
+///
+/// # Safety
+/// As for `aether_islands`; `detail_out` points to one writable
+/// `aether_error_detail`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_islands_explain(
+    node_count: usize,
+    incidences: *const aether_incidence,
+    incidence_count: usize,
+    detail_out: *mut aether_error_detail,
+) -> aether_status {
+    explain(detail_out, || {
+        compute_islands(node_count, incidences, incidence_count)
+    })
+}
+
+/// A static, NUL-terminated description of a status code. Any integer is
+/// accepted; an unknown code gets "unknown status code".
+#[no_mangle]
+pub extern "C" fn aether_status_str(status: u32) -> *const c_char {
+    let text: &'static core::ffi::CStr = match status {
+        AETHER_STATUS_OK => c"ok",
+        AETHER_STATUS_NULL_POINTER => {
+            c"null pointer: an array with a non-zero count, or a single-value output, was NULL"
+        }
+        AETHER_STATUS_INVALID_LIFETIME => c"invalid lifetime: a tensor has first_use > last_use",
+        AETHER_STATUS_NOT_TOPOLOGICAL => c"not topological: an edge has source >= target",
+        AETHER_STATUS_NODE_OUT_OF_RANGE => {
+            c"node out of range: an edge or incidence names a node >= node_count"
+        }
+        AETHER_STATUS_OVERFLOW => c"overflow: a size, offset, sum or array length passes its limit",
+        AETHER_STATUS_BUFFER_TOO_SMALL => {
+            c"buffer too small: the needed count was written to the count output"
+        }
+        AETHER_STATUS_OUT_OF_MEMORY => c"out of memory: scratch memory could not be allocated",
+        AETHER_STATUS_PANIC => c"internal error caught at the library boundary",
+        AETHER_STATUS_MISALIGNED_POINTER => {
+            c"misaligned pointer: an array is not aligned for its element type"
+        }
+        _ => c"unknown status code",
+    };
+    text.as_ptr()
+}
+
+/// The library's version, "MAJOR.MINOR.PATCH", as a static NUL-terminated
+/// string; equals the `AETHER_PLANNER_VERSION_*` macros of the header the
+/// caller compiled against when the two match.
+#[no_mangle]
+pub extern "C" fn aether_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
