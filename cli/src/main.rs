@@ -1,1 +1,361 @@
-fn main() {}
+//! `aether-plan`: the command-line front end of aether-planner.
+//!
+//! Three subcommands, one per decision the library makes: `offsets` plans a
+//! tensor table into one arena (and draws it), `reduce` prints the transitive
+//! reduction of a DAG, `islands` labels the connected components of an
+//! incidence list. Every malformed input ends in one line naming the file,
+//! the line and the field, and exit status 1; nothing is printed before the
+//! whole result is known.
+
+mod graph;
+mod input;
+mod offsets;
+mod svg;
+mod units;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use input::{CliError, Input};
+
+const MAIN_HELP: &str = "\
+Input formats (CSV with a header line; reduce and islands also take JSON):
+  offsets   size,first_use,last_use   inclusive node indices
+            id,lower,upper,size       MiniMalloc's format: upper is EXCLUSIVE
+  reduce    source,target             a DAG numbered topologically (source < target)
+  islands   a,b                       incidences between nodes
+
+Examples:
+  aether-plan offsets --svg mobilenet_v1.svg     plan the embedded FP32 MobileNet V1, draw it
+  aether-plan offsets tensors.csv --format csv   plan your own table, print every offset
+  aether-plan reduce edges.csv --dot reduced.dot
+  aether-plan islands incidences.json --nodes 100
+
+  $ printf 'size,first_use,last_use\\n100,0,1\\n80,1,2\\n60,2,3\\n' | aether-plan offsets - --format csv
+  size,first_use,last_use,offset
+  100,0,1,0
+  80,1,2,100
+  60,2,3,0
+
+Bad input stops the run with one line naming the file, the line and the field
+(`aether-plan: error: FILE:LINE: field 'NAME': ...`) and exit status 1; nothing
+is printed as if it were a whole result. Usage errors exit with status 2.
+Each subcommand's --help explains its input format with an example.";
+
+const OFFSETS_HELP: &str = "\
+Input formats (detected from the header line; columns in any order, other columns kept):
+  size,first_use,last_use   sizes in bytes; lifetimes are inclusive node indices
+  id,lower,upper,size       MiniMalloc's benchmark format: upper is EXCLUSIVE,
+                            read as first_use = lower, last_use = upper - 1
+
+Example (FILE):
+  size,first_use,last_use
+  100,0,1
+  80,1,2
+  60,2,3
+
+  $ aether-plan offsets FILE --format csv
+  size,first_use,last_use,offset
+  100,0,1,0
+  80,1,2,100
+  60,2,3,0
+
+Example (MiniMalloc FILE, a buffer live over [lower, upper)):
+  id,lower,upper,size
+  b1,0,3,4
+  b2,3,9,4
+
+  $ aether-plan offsets FILE --format csv
+  id,lower,upper,size,offset
+  b1,0,3,4,0
+  b2,3,9,4,0
+
+The summary gives the tensor count, the peak live bytes (the most bytes live at
+one node: no arena can be smaller), the arena the plan needs, their ratio and
+the planning time. With no FILE, plans FP32 MobileNet V1's internal values
+(--network picks another embedded table). --format csv and --format json print
+only the data on standard output, and the summary on standard error.";
+
+const REDUCE_HELP: &str = "\
+Input: the edges of a DAG whose nodes are numbered topologically (source < target
+for every edge), as CSV with the header source,target, or as JSON: an array of
+[source, target] pairs or {\"source\": s, \"target\": t} objects, or an object
+{\"nodes\": N, \"edges\": [...]}. The nodes are 0..N-1, where N is --nodes, else the
+JSON's \"nodes\", else one more than the largest node named.
+
+Example (FILE):
+  source,target
+  0,1
+  1,2
+  0,2
+
+  $ aether-plan reduce FILE
+  source,target
+  0,1
+  1,2
+
+The kept edges (the unique smallest edge set with the same reachability, sorted)
+go to standard output; how many edges were removed goes to standard error.";
+
+const ISLANDS_HELP: &str = "\
+Input: incidences between nodes, as CSV with the header a,b, or as JSON: an array
+of [a, b] pairs or {\"a\": x, \"b\": y} objects, or an object {\"nodes\": N,
+\"incidences\": [...]}. The nodes are 0..N-1, where N is --nodes, else the JSON's
+\"nodes\", else one more than the largest node named. An incidence (t, t) puts t
+in an island of its own; a node in no incidence is in no island (`none`).
+Islands are numbered by their smallest node.
+
+Example (FILE):
+  a,b
+  0,1
+  3,3
+
+  $ aether-plan islands FILE
+  node,island
+  0,0
+  1,0
+  2,none
+  3,1
+
+The labels go to standard output; the island count and sizes to standard error.";
+
+/// Plans tensor offsets in one arena, reduces DAGs and finds islands, with
+/// the aether-planner library.
+#[derive(Parser, Debug)]
+#[command(
+    name = "aether-plan",
+    version,
+    after_help = MAIN_HELP
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Plan byte offsets for a table of tensor lifetimes (default: MobileNet V1).
+    #[command(after_help = OFFSETS_HELP)]
+    Offsets(OffsetsArgs),
+    /// Print the transitive reduction of a DAG's edge list.
+    #[command(after_help = REDUCE_HELP)]
+    Reduce(ReduceArgs),
+    /// Label the connected components ("islands") of an incidence list.
+    #[command(after_help = ISLANDS_HELP)]
+    Islands(IslandsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct OffsetsArgs {
+    /// Tensor table (CSV); `-` reads standard input. Default: the embedded network.
+    #[arg(conflicts_with = "network")]
+    file: Option<PathBuf>,
+    /// Which embedded network to plan when no FILE is given.
+    #[arg(long, value_enum)]
+    network: Option<Network>,
+    /// Also print the offsets: `table` after the summary, or `csv`/`json` alone.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Draw the plan as SVG into this file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+struct ReduceArgs {
+    /// Edge list (CSV or JSON); `-` reads standard input.
+    file: PathBuf,
+    /// The number of nodes (default: one more than the largest node named).
+    #[arg(long, value_name = "N")]
+    nodes: Option<usize>,
+    /// Write the reduced graph as Graphviz DOT into this file.
+    #[arg(long, value_name = "FILE")]
+    dot: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+struct IslandsArgs {
+    /// Incidence list (CSV or JSON); `-` reads standard input.
+    file: PathBuf,
+    /// The number of nodes (default: one more than the largest node named).
+    #[arg(long, value_name = "N")]
+    nodes: Option<usize>,
+}
+
+/// How `offsets` prints the plan beyond its summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// The summary, then an aligned table of every tensor.
+    Table,
+    /// The input's columns plus `offset`, one row per tensor in input order.
+    Csv,
+    /// One JSON object with the figures and every tensor's offset.
+    Json,
+}
+
+/// The embedded FP32 MobileNet tables (see data/networks/SOURCE.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Network {
+    /// FP32 MobileNet V1: 28 internal values over 29 nodes.
+    V1,
+    /// FP32 MobileNet V2: 65 internal values.
+    V2,
+    /// FP32 MobileNet V3 Large: 122 internal values.
+    V3Large,
+    /// FP32 MobileNet V3 Small: 109 internal values.
+    V3Small,
+}
+
+impl Network {
+    /// The network's name for headings.
+    fn title(self) -> &'static str {
+        match self {
+            Network::V1 => "FP32 MobileNet V1",
+            Network::V2 => "FP32 MobileNet V2",
+            Network::V3Large => "FP32 MobileNet V3 Large",
+            Network::V3Small => "FP32 MobileNet V3 Small",
+        }
+    }
+
+    /// The table's file name and contents.
+    fn table(self) -> (&'static str, &'static str) {
+        match self {
+            Network::V1 => (
+                "mobilenet_v1_fp32.csv",
+                include_str!("../../data/networks/mobilenet_v1_fp32.csv"),
+            ),
+            Network::V2 => (
+                "mobilenet_v2_fp32.csv",
+                include_str!("../../data/networks/mobilenet_v2_fp32.csv"),
+            ),
+            Network::V3Large => (
+                "mobilenet_v3_large_fp32.csv",
+                include_str!("../../data/networks/mobilenet_v3_large_fp32.csv"),
+            ),
+            Network::V3Small => (
+                "mobilenet_v3_small_fp32.csv",
+                include_str!("../../data/networks/mobilenet_v3_small_fp32.csv"),
+            ),
+        }
+    }
+}
+
+/// What a run prints: data for standard output, a summary for standard
+/// error. Both are complete before either is written, and files (`--svg`,
+/// `--dot`) are written before either.
+#[derive(Default)]
+struct Output {
+    stdout: String,
+    stderr: String,
+}
+
+fn write_file(path: &Path, contents: &str) -> Result<(), CliError> {
+    std::fs::write(path, contents)
+        .map_err(|e| CliError::new(format!("{}: cannot write: {e}", path.display())))
+}
+
+fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
+    let (input, title) = match &args.file {
+        Some(path) => {
+            let input = Input::read(path)?;
+            let title = format!("plan of {}", input.name);
+            (input, title)
+        }
+        None => {
+            let network = args.network.unwrap_or(Network::V1);
+            let (file, text) = network.table();
+            let input = Input::embedded(&format!("{file} (embedded)"), text);
+            (
+                input,
+                format!("plan of {} (embedded {file})", network.title()),
+            )
+        }
+    };
+    let planned = offsets::plan(offsets::read_table(&input)?)?;
+
+    let mut summary = planned.summary(&title);
+    if let Some(path) = &args.svg {
+        let table = &planned.table;
+        let picture = svg::render(&svg::Picture {
+            title: &title,
+            tensors: &table.tensors,
+            offsets: &planned.plan.offsets,
+            ids: table.ids.as_deref(),
+            arena: planned.plan.arena_size,
+            peak: planned.peak,
+            format: table.format,
+        });
+        write_file(path, &picture)?;
+        summary.push_str(&format!("  svg              {}\n", path.display()));
+    }
+    Ok(match args.format {
+        None => Output {
+            stdout: summary,
+            stderr: String::new(),
+        },
+        Some(Format::Table) => Output {
+            stdout: summary + "\n" + &planned.table(),
+            stderr: String::new(),
+        },
+        Some(Format::Csv) => Output {
+            stdout: planned.csv()?,
+            stderr: summary,
+        },
+        Some(Format::Json) => Output {
+            stdout: planned.json()?,
+            stderr: summary,
+        },
+    })
+}
+
+fn run_reduce(args: ReduceArgs) -> Result<Output, CliError> {
+    let input = Input::read(&args.file)?;
+    let reduced = graph::reduce(&input, args.nodes)?;
+    let mut stderr = format!("{}: {}", input.name, reduced.summary());
+    if let Some(path) = &args.dot {
+        write_file(path, &reduced.dot(&input.name))?;
+        stderr.push_str(&format!("wrote {}\n", path.display()));
+    }
+    Ok(Output {
+        stdout: reduced.csv(),
+        stderr,
+    })
+}
+
+fn run_islands(args: IslandsArgs) -> Result<Output, CliError> {
+    let input = Input::read(&args.file)?;
+    let islands = graph::islands(&input, args.nodes)?;
+    Ok(Output {
+        stdout: islands.csv(),
+        stderr: format!("{}: {}", input.name, islands.summary()),
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Offsets(args) => run_offsets(args),
+        Command::Reduce(args) => run_reduce(args),
+        Command::Islands(args) => run_islands(args),
+    };
+    match result {
+        Ok(output) => {
+            let _ = std::io::stderr().write_all(output.stderr.as_bytes());
+            match std::io::stdout().lock().write_all(output.stdout.as_bytes()) {
+                // A closed pipe (`| head`) is the reader's choice, not a failure.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("aether-plan: error: cannot write standard output: {e}");
+                    ExitCode::FAILURE
+                }
+                _ => ExitCode::SUCCESS,
+            }
+        }
+        Err(error) => {
+            eprintln!("aether-plan: error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

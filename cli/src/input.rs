@@ -1,0 +1,461 @@
+//! Reading input files, and saying in one line what is wrong with them.
+//!
+//! Every error names the file, and where it can, the line (1-based, as an
+//! editor counts) and the field. The CSV is split by the `csv` crate and the
+//! JSON by `serde_json`; this module only turns their records into numbers and
+//! their failures into messages.
+
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+use csv::StringRecord;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// Why the tool stopped: one line, printed after `aether-plan: error: `.
+#[derive(Debug)]
+pub struct CliError(String);
+
+impl CliError {
+    /// An error with a message that already says where.
+    pub fn new(message: impl Into<String>) -> Self {
+        CliError(message.into())
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // One line, always: a message that quotes input must not break it.
+        f.write_str(&self.0.replace(['\n', '\r'], " "))
+    }
+}
+
+/// A place in an input file: `FILE:LINE`, and optionally the field there.
+#[derive(Clone, Copy, Debug)]
+pub struct At<'a> {
+    /// The file as the user named it.
+    pub file: &'a str,
+    /// 1-based line number.
+    pub line: usize,
+}
+
+impl<'a> At<'a> {
+    /// `FILE:LINE: field 'FIELD': MESSAGE`.
+    pub fn field(self, field: &str, message: impl fmt::Display) -> CliError {
+        CliError(format!(
+            "{}:{}: field '{}': {}",
+            self.file, self.line, field, message
+        ))
+    }
+
+    /// `FILE:LINE: MESSAGE`, for what is wrong with the line as a whole.
+    pub fn line(self, message: impl fmt::Display) -> CliError {
+        CliError(format!("{}:{}: {}", self.file, self.line, message))
+    }
+}
+
+/// The text of one input and the name errors call it by.
+pub struct Input {
+    /// What error messages call the input: the path as given, `<stdin>`, or
+    /// the embedded table's name.
+    pub name: String,
+    /// The whole input.
+    pub text: String,
+}
+
+impl Input {
+    /// Reads `path`, or standard input for `-`.
+    pub fn read(path: &Path) -> Result<Input, CliError> {
+        let mut bytes = Vec::new();
+        let name = if path.as_os_str() == "-" {
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| CliError(format!("<stdin>: cannot read: {e}")))?;
+            "<stdin>".to_string()
+        } else {
+            let name = path.display().to_string();
+            bytes =
+                std::fs::read(path).map_err(|e| CliError(format!("{name}: cannot read: {e}")))?;
+            name
+        };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let offset = e.utf8_error().valid_up_to();
+            let line = 1 + e.as_bytes()[..offset]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            CliError(format!("{name}:{line}: not UTF-8 text (byte {offset})"))
+        })?;
+        Ok(Input { name, text })
+    }
+
+    /// An input compiled into the binary.
+    pub fn embedded(name: &str, text: &str) -> Input {
+        Input {
+            name: name.to_string(),
+            text: text.to_string(),
+        }
+    }
+
+    /// The place `line` of this input.
+    pub fn at(&self, line: usize) -> At<'_> {
+        At {
+            file: &self.name,
+            line,
+        }
+    }
+
+    /// Fails with "empty file" when there is nothing but white space.
+    pub fn require_content(&self, expected: &str) -> Result<(), CliError> {
+        if self.text.trim().is_empty() {
+            return Err(self.at(1).line(format!("empty file; expected {expected}")));
+        }
+        Ok(())
+    }
+
+    /// Whether the input looks like JSON (an array or an object) rather than
+    /// CSV.
+    pub fn is_json(&self) -> bool {
+        matches!(self.text.trim_start().chars().next(), Some('[' | '{'))
+    }
+}
+
+/// Parses a whole number that counts something (bytes, a node index).
+pub fn parse_count(at: At<'_>, field: &str, raw: &str) -> Result<usize, CliError> {
+    if raw.is_empty() {
+        return Err(at.field(field, "empty; expected a whole number"));
+    }
+    if let Some(digits) = raw.strip_prefix('-') {
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(at.field(
+                field,
+                format!("{raw} is negative; {field} must be 0 or more"),
+            ));
+        }
+    }
+    match raw.parse::<u64>() {
+        Ok(value) => usize::try_from(value)
+            .map_err(|_| at.field(field, format!("{raw} is too large for this machine"))),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => {
+            Err(at.field(field, format!("{raw} is too large (at most {})", u64::MAX)))
+        }
+        Err(_) => Err(at.field(field, format!("{:?} is not a whole number", raw))),
+    }
+}
+
+/// A CSV file split into its header and data rows.
+pub struct CsvTable {
+    /// The header's fields, lower-cased.
+    pub header: Vec<String>,
+    /// The header's fields as written.
+    pub written: Vec<String>,
+    /// The header's line.
+    pub header_line: usize,
+    /// `(line, fields)` of each data row, in file order; blank lines are
+    /// skipped. Every row has as many fields as the header.
+    pub rows: Vec<(usize, StringRecord)>,
+}
+
+impl CsvTable {
+    /// The position of each of `names` in the header, or an error naming the
+    /// first one missing. `expected` describes the accepted headers.
+    pub fn columns<const N: usize>(
+        &self,
+        input: &Input,
+        names: [&str; N],
+        expected: &str,
+    ) -> Result<[usize; N], CliError> {
+        let mut found = [0; N];
+        for (slot, name) in found.iter_mut().zip(names) {
+            *slot = self.column(name).ok_or_else(|| {
+                input.at(self.header_line).field(
+                    name,
+                    format!(
+                        "missing from the header {:?}; expected {expected}",
+                        self.header.join(",")
+                    ),
+                )
+            })?;
+        }
+        Ok(found)
+    }
+
+    /// The position of column `name` in the header.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+}
+
+/// Splits `input` as CSV with a header line. `expected` describes the
+/// accepted headers for messages. Column names are compared without case and
+/// surrounding spaces; a repeated name is an error, and so is a row with more
+/// or fewer fields than the header.
+pub fn read_csv(input: &Input, expected: &str) -> Result<CsvTable, CliError> {
+    input.require_content(&format!("a header line {expected}"))?;
+
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(input.text.as_bytes());
+    // Lines of nothing but spaces are skipped like empty ones.
+    let mut records = reader
+        .records()
+        .filter(|r| !matches!(r, Ok(record) if record.iter().all(str::is_empty)));
+    let text = input.text.as_str();
+    let line_of_record = |r: &StringRecord| r.position().map_or(1, |p| line_at(text, p.byte()));
+    let csv_error = |e: csv::Error| {
+        let line = e.position().map_or(1, |p| line_at(text, p.byte()));
+        input.at(line).line(format!("not valid CSV: {e}"))
+    };
+
+    let first = match records.next() {
+        Some(record) => record.map_err(csv_error)?,
+        None => return Err(input.at(1).line(format!("empty file; expected {expected}"))),
+    };
+    let header_line = line_of_record(&first);
+    let shown = first.iter().collect::<Vec<_>>().join(",");
+    if first
+        .iter()
+        .next()
+        .is_some_and(|f| f.trim_start_matches(['-', '+']).parse::<f64>().is_ok())
+    {
+        return Err(input.at(header_line).line(format!(
+            "missing header: the first line is data ({shown:?}); put a header line {expected} above it"
+        )));
+    }
+    let header: Vec<String> = first.iter().map(|f| f.to_ascii_lowercase()).collect();
+    for (i, name) in header.iter().enumerate() {
+        if header[..i].contains(name) {
+            return Err(input
+                .at(header_line)
+                .field(name, "appears twice in the header"));
+        }
+    }
+
+    let mut rows = Vec::new();
+    for record in records {
+        let record = record.map_err(csv_error)?;
+        let line = line_of_record(&record);
+        if record.len() < header.len() {
+            return Err(input.at(line).field(
+                &header[record.len()],
+                format!(
+                    "missing; the row has {} of the header's {} fields ({})",
+                    record.len(),
+                    header.len(),
+                    header.join(",")
+                ),
+            ));
+        }
+        if record.len() > header.len() {
+            return Err(input.at(line).line(format!(
+                "{} fields, but the header ({}) has {}",
+                record.len(),
+                header.join(","),
+                header.len()
+            )));
+        }
+        rows.push((line, record));
+    }
+    Ok(CsvTable {
+        header,
+        written: first.iter().map(str::to_string).collect(),
+        header_line,
+        rows,
+    })
+}
+
+/// What a list of node pairs is called in a given subcommand.
+pub struct PairSpec {
+    /// The two field names, as in the CSV header: `source,target` or `a,b`.
+    pub fields: [&'static str; 2],
+    /// The key of the list in the JSON object form: `edges`, `incidences`.
+    pub list_key: &'static str,
+}
+
+/// Node pairs read from CSV or JSON.
+pub struct Pairs {
+    /// The pairs, in file order.
+    pub pairs: Vec<(usize, usize)>,
+    /// The line each pair starts on.
+    pub lines: Vec<usize>,
+    /// The node count a JSON object gave under `"nodes"`, and its line.
+    pub nodes: Option<(usize, usize)>,
+}
+
+/// Reads a list of node pairs: CSV with the header `spec.fields`, or JSON
+/// (`[[s, t], …]`, `[{"source": s, "target": t}, …]`, or an object
+/// `{"nodes": n, "edges": [...]}` with the list under `spec.list_key`).
+pub fn read_pairs(input: &Input, spec: &PairSpec) -> Result<Pairs, CliError> {
+    let [a, b] = spec.fields;
+    input.require_content(&format!("a header line '{a},{b}' or a JSON array"))?;
+    if input.is_json() {
+        return read_json_pairs(input, spec);
+    }
+    let expected = format!("'{a},{b}'");
+    let csv = read_csv(input, &expected)?;
+    let [ia, ib] = csv.columns(input, [a, b], &expected)?;
+    let mut pairs = Pairs {
+        pairs: Vec::with_capacity(csv.rows.len()),
+        lines: Vec::with_capacity(csv.rows.len()),
+        nodes: None,
+    };
+    for (line, record) in &csv.rows {
+        let at = input.at(*line);
+        let first = parse_count(at, a, &record[ia])?;
+        let second = parse_count(at, b, &record[ib])?;
+        pairs.pairs.push((first, second));
+        pairs.lines.push(*line);
+    }
+    Ok(pairs)
+}
+
+/// The 1-based line of the first character at or after byte `offset` that
+/// is not a line break. The csv crate's own line numbers, and its byte
+/// offsets, count from where it began to read a record, before any blank
+/// lines it skipped.
+fn line_at(text: &str, offset: u64) -> usize {
+    let offset = usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(text.len());
+    let before = text.as_bytes()[..offset]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
+    let skipped = text.as_bytes()[offset..]
+        .iter()
+        .take_while(|&&b| b == b'\n' || b == b'\r')
+        .filter(|&&b| b == b'\n')
+        .count();
+    1 + before + skipped
+}
+
+/// The 1-based line on which `part`, a slice of `text`, starts.
+fn line_of(text: &str, part: &str) -> usize {
+    let offset = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    1 + text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
+/// A serde_json error as `FILE:LINE: …`, without serde_json's own
+/// "at line L column C" suffix.
+fn json_error(input: &Input, e: &serde_json::Error) -> CliError {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = text.strip_suffix(&suffix).unwrap_or(&text);
+    input
+        .at(e.line().max(1))
+        .line(format!("not valid JSON (column {}): {message}", e.column()))
+}
+
+fn read_json_pairs(input: &Input, spec: &PairSpec) -> Result<Pairs, CliError> {
+    let text = input.text.as_str();
+    // A full parse first, so that syntax errors carry serde_json's position.
+    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| json_error(input, &e))?;
+
+    let [a, b] = spec.fields;
+    let mut nodes = None;
+    let items: Vec<&RawValue> = if text.trim_start().starts_with('[') {
+        serde_json::from_str(text).map_err(|e| json_error(input, &e))?
+    } else {
+        let object: Vec<(String, &RawValue)> =
+            serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(text)
+                .map_err(|e| json_error(input, &e))?
+                .into_iter()
+                .collect();
+        let mut list = None;
+        for (key, value) in object {
+            let at = input.at(line_of(text, value.get()));
+            if key == spec.list_key {
+                list = Some(
+                    serde_json::from_str::<Vec<&RawValue>>(value.get())
+                        .map_err(|_| at.field(&key, "expected an array"))?,
+                );
+            } else if key == "nodes" {
+                let node_count = json_count(at, "nodes", value)?;
+                nodes = Some((node_count, at.line));
+            } else {
+                return Err(at.field(
+                    &key,
+                    format!("unknown key; expected \"nodes\" or \"{}\"", spec.list_key),
+                ));
+            }
+        }
+        list.ok_or_else(|| {
+            input.at(1).line(format!(
+                "the JSON object has no \"{}\" array",
+                spec.list_key
+            ))
+        })?
+    };
+
+    let mut pairs = Pairs {
+        pairs: Vec::with_capacity(items.len()),
+        lines: Vec::with_capacity(items.len()),
+        nodes,
+    };
+    let shape = format!("[{a}, {b}] or {{\"{a}\": …, \"{b}\": …}}");
+    for item in items {
+        let line = line_of(text, item.get());
+        let at = input.at(line);
+        let value: Value = serde_json::from_str(item.get()).map_err(|e| json_error(input, &e))?;
+        let (first, second) = match &value {
+            Value::Array(pair) if pair.len() == 2 => (&pair[0], &pair[1]),
+            Value::Object(map) => {
+                if let Some(key) = map.keys().find(|k| k.as_str() != a && k.as_str() != b) {
+                    return Err(at.field(key, format!("unknown key; expected {shape}")));
+                }
+                let get = |name: &str| {
+                    map.get(name)
+                        .ok_or_else(|| at.field(name, format!("missing; expected {shape}")))
+                };
+                (get(a)?, get(b)?)
+            }
+            _ => return Err(at.line(format!("expected {shape}, found {}", truncate(item.get())))),
+        };
+        pairs
+            .pairs
+            .push((value_count(at, a, first)?, value_count(at, b, second)?));
+        pairs.lines.push(line);
+    }
+    Ok(pairs)
+}
+
+/// A JSON value that must be a whole number 0 or more.
+fn value_count(at: At<'_>, field: &str, value: &Value) -> Result<usize, CliError> {
+    match value {
+        Value::Number(n) => match n.as_u64() {
+            Some(v) => usize::try_from(v)
+                .map_err(|_| at.field(field, format!("{n} is too large for this machine"))),
+            None if n.as_i64().is_some() => {
+                Err(at.field(field, format!("{n} is negative; {field} must be 0 or more")))
+            }
+            None => Err(at.field(field, format!("{n} is not a whole number"))),
+        },
+        other => Err(at.field(
+            field,
+            format!("{} is not a number", truncate(&other.to_string())),
+        )),
+    }
+}
+
+fn json_count(at: At<'_>, field: &str, raw: &RawValue) -> Result<usize, CliError> {
+    let value: Value = serde_json::from_str(raw.get())
+        .map_err(|e| at.field(field, format!("not valid JSON: {e}")))?;
+    value_count(at, field, &value)
+}
+
+/// At most 40 characters of `text`, for quoting input in a message.
+fn truncate(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(40).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}

@@ -1,0 +1,430 @@
+//! The picture of a memory plan, as people draw them: x is time (node index),
+//! y is byte offset, one rectangle per tensor spanning its lifetime and its
+//! bytes, and a line at the peak-live-bytes lower bound.
+
+use std::fmt::Write;
+
+use aether_planner::TensorLifetime;
+
+use crate::offsets::TableFormat;
+use crate::units::{byte_step, grouped, human_bytes, nice_step};
+
+/// What to draw.
+pub struct Picture<'a> {
+    /// The heading: usually the input's name.
+    pub title: &'a str,
+    /// The tensors, lifetimes inclusive.
+    pub tensors: &'a [TensorLifetime],
+    /// Each tensor's offset, as planned.
+    pub offsets: &'a [usize],
+    /// Names to show instead of input indices, if the input had an id column.
+    pub ids: Option<&'a [String]>,
+    /// The plan's arena size.
+    pub arena: usize,
+    /// The peak of live bytes: the lower bound on the arena.
+    pub peak: usize,
+    /// The input's format, which says what the time axis counts.
+    pub format: TableFormat,
+}
+
+const WIDTH: f64 = 1100.0;
+const LEFT: f64 = 84.0;
+const RIGHT: f64 = 176.0;
+const TOP: f64 = 64.0;
+const BOTTOM: f64 = 84.0;
+const FONT: &str = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
+
+/// How node indices map to x.
+enum TimeAxis {
+    /// Proportional to the node index over `[start, end]`.
+    Linear { start: u128, end: u128 },
+    /// Each distinct lifetime boundary one equal step, for sparse time values
+    /// such as MiniMalloc's (0..1,048,576 with a few hundred distinct ones).
+    Steps { boundaries: Vec<u128> },
+}
+
+impl TimeAxis {
+    /// Linear when the node indices are dense enough to read, else steps.
+    fn for_tensors(drawn: &[&TensorLifetime]) -> TimeAxis {
+        let mut boundaries: Vec<u128> = drawn
+            .iter()
+            .flat_map(|t| [t.first_use as u128, t.last_use as u128 + 1])
+            .collect();
+        boundaries.sort_unstable();
+        boundaries.dedup();
+        let (start, end) = match (boundaries.first(), boundaries.last()) {
+            (Some(&start), Some(&end)) => (start, end),
+            _ => return TimeAxis::Linear { start: 0, end: 1 },
+        };
+        if end - start > 4 * boundaries.len() as u128 {
+            TimeAxis::Steps { boundaries }
+        } else {
+            TimeAxis::Linear { start, end }
+        }
+    }
+
+    /// The position of time `t` in `0.0..=1.0`.
+    fn fraction(&self, t: u128) -> f64 {
+        match self {
+            TimeAxis::Linear { start, end } => (t - start) as f64 / (end - start) as f64,
+            TimeAxis::Steps { boundaries } => {
+                let rank = boundaries.partition_point(|&b| b < t);
+                rank as f64 / (boundaries.len() - 1) as f64
+            }
+        }
+    }
+
+    /// Ticks as `(position in 0.0..=1.0, label)`. Node indices of an
+    /// inclusive table label the middle of each node's column; other times
+    /// label the boundary they name.
+    fn ticks(&self, format: TableFormat) -> Vec<(f64, String)> {
+        match self {
+            TimeAxis::Linear { start, end } => {
+                let span = (end - start) as f64;
+                let step = if span <= 40.0 {
+                    1
+                } else {
+                    nice_step(span, 14.0, 1.0) as u128
+                };
+                let first = start.div_ceil(step) * step;
+                let (last, middle) = match format {
+                    TableFormat::Inclusive => (end - 1, 0.5),
+                    TableFormat::MiniMalloc => (*end, 0.0),
+                };
+                (first..=last)
+                    .step_by(step as usize)
+                    .map(|t| (((t - start) as f64 + middle) / span, grouped_u128(t)))
+                    .collect()
+            }
+            TimeAxis::Steps { boundaries } => {
+                let step = nice_step((boundaries.len() - 1) as f64, 12.0, 1.0) as usize;
+                boundaries
+                    .iter()
+                    .step_by(step)
+                    .map(|&t| (self.fraction(t), grouped_u128(t)))
+                    .collect()
+            }
+        }
+    }
+
+    fn title(&self, format: TableFormat) -> String {
+        match (self, format) {
+            (TimeAxis::Linear { .. }, TableFormat::Inclusive) => {
+                "node index (time): a tensor spans its columns first_use to last_use".to_owned()
+            }
+            (TimeAxis::Linear { .. }, TableFormat::MiniMalloc) => {
+                "time: a buffer spans lower to upper (upper exclusive)".to_owned()
+            }
+            (TimeAxis::Steps { boundaries }, _) => format!(
+                "time: the {} distinct lifetime boundaries, equally spaced",
+                boundaries.len()
+            ),
+        }
+    }
+}
+
+/// A time value with grouped digits.
+fn grouped_u128(t: u128) -> String {
+    usize::try_from(t).map_or_else(|_| t.to_string(), grouped)
+}
+
+/// Text safe inside SVG elements and attribute values.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A fill and a stroke colour for tensor `i`: hues a golden angle apart, so
+/// neighbours in input order differ.
+fn colours(i: usize) -> (String, String) {
+    let hue = (i as f64 * 137.508) % 360.0;
+    (
+        format!("hsl({hue:.0},62%,74%)"),
+        format!("hsl({hue:.0},45%,36%)"),
+    )
+}
+
+/// Renders the plan as a standalone SVG document.
+pub fn render(picture: &Picture) -> String {
+    let drawn: Vec<(usize, &TensorLifetime)> = picture
+        .tensors
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.size > 0)
+        .collect();
+    let axis = TimeAxis::for_tensors(&drawn.iter().map(|(_, t)| *t).collect::<Vec<_>>());
+    let plot_height = if drawn.len() > 100 { 760.0 } else { 520.0 };
+    let height = TOP + plot_height + BOTTOM;
+    let plot_width = WIDTH - LEFT - RIGHT;
+
+    // The y range: the arena (or the peak, if larger: never for a sound
+    // plan) rounded up to a whole power-of-two tick.
+    let high = picture.arena.max(picture.peak).max(1) as f64;
+    let step = byte_step(high, 8.0);
+    let ticks = (high / step - 1e-9).ceil().max(1.0) as usize;
+    let top_bytes = ticks as f64 * step;
+
+    let x = |t: u128| LEFT + axis.fraction(t) * plot_width;
+    let y = |bytes: f64| TOP + plot_height * (1.0 - bytes / top_bytes);
+
+    let mut svg = String::new();
+    // Writing to a String cannot fail; the results are ignored below.
+    let _ = writeln!(
+        svg,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
+         viewBox=\"0 0 {WIDTH} {height}\" {FONT} font-size=\"12\">"
+    );
+    let _ = writeln!(
+        svg,
+        "<rect width=\"{WIDTH}\" height=\"{height}\" fill=\"white\"/>"
+    );
+
+    // Title and the plan's figures.
+    let ratio = if picture.peak > 0 {
+        format!("{:.3}", picture.arena as f64 / picture.peak as f64)
+    } else {
+        "n/a".to_owned()
+    };
+    let _ = writeln!(
+        svg,
+        "<text x=\"{LEFT}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}</text>",
+        escape(picture.title)
+    );
+    let _ = writeln!(
+        svg,
+        "<text x=\"{LEFT}\" y=\"44\" fill=\"#444\">{} tensors · arena {} · peak live bytes {} · \
+         arena / peak {ratio} · greedy best fit, decreasing size</text>",
+        picture.tensors.len(),
+        human_bytes(picture.arena),
+        human_bytes(picture.peak)
+    );
+
+    // Horizontal grid and byte-offset axis.
+    for k in 0..=ticks {
+        let bytes = k as f64 * step;
+        let py = y(bytes);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{py:.1}\" y2=\"{py:.1}\" stroke=\"#e4e4e4\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            LEFT + plot_width,
+            LEFT - 6.0,
+            py + 4.0,
+            human_bytes((k as f64 * step) as usize)
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<text transform=\"translate(18,{:.1}) rotate(-90)\" text-anchor=\"middle\">byte offset</text>",
+        TOP + plot_height / 2.0
+    );
+
+    // Time axis.
+    let base = TOP + plot_height;
+    for (fraction, label) in axis.ticks(picture.format) {
+        let px = LEFT + fraction * plot_width;
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{px:.1}\" x2=\"{px:.1}\" y1=\"{base:.1}\" y2=\"{:.1}\" stroke=\"#555\"/>\
+             <text x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{label}</text>",
+            base + 5.0,
+            base + 19.0
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+        LEFT + plot_width / 2.0,
+        base + 40.0,
+        escape(&axis.title(picture.format))
+    );
+    let _ = writeln!(
+        svg,
+        "<text x=\"{LEFT}\" y=\"{:.1}\" font-size=\"11\" fill=\"#666\">Each rectangle is one tensor: \
+         its width spans its lifetime, its height its bytes at its offset. Tensors live at the same \
+         time never share a byte.</text>",
+        base + 66.0
+    );
+
+    // The tensors.
+    let _ = writeln!(svg, "<g stroke-width=\"0.6\">");
+    for &(i, tensor) in &drawn {
+        let offset = picture.offsets[i];
+        let (x0, x1) = (x(tensor.first_use as u128), x(tensor.last_use as u128 + 1));
+        let (y0, y1) = (y((offset + tensor.size) as f64), y(offset as f64));
+        let (fill, stroke) = colours(i);
+        let name = match picture.ids {
+            Some(ids) => ids[i].clone(),
+            None => i.to_string(),
+        };
+        let _ = write!(
+            svg,
+            "<rect x=\"{x0:.2}\" y=\"{y0:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"{fill}\" \
+             stroke=\"{stroke}\"><title>tensor {}: {} B ({}), nodes {}..={}, offset {}</title></rect>",
+            x1 - x0,
+            y1 - y0,
+            escape(&name),
+            grouped(tensor.size),
+            human_bytes(tensor.size),
+            tensor.first_use,
+            tensor.last_use,
+            grouped(offset)
+        );
+        let (w, h) = (x1 - x0, y1 - y0);
+        // Text only where it fits: the name, and the size below it when
+        // there is room for two lines.
+        let fits = |text: &str| w >= 6.2 * text.chars().count() as f64 + 4.0;
+        let size = human_bytes(tensor.size);
+        let two_lines = h >= 28.0 && fits(&name) && fits(&size);
+        if two_lines || (h >= 13.0 && fits(&name)) {
+            let middle = (y0 + y1) / 2.0;
+            let _ = write!(
+                svg,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\" \
+                 fill=\"#222\" stroke=\"none\">{}",
+                (x0 + x1) / 2.0,
+                if two_lines {
+                    middle - 2.0
+                } else {
+                    middle + 3.5
+                },
+                escape(&name)
+            );
+            if two_lines {
+                let _ = write!(
+                    svg,
+                    "<tspan x=\"{:.1}\" dy=\"12\" fill=\"#555\">{size}</tspan>",
+                    (x0 + x1) / 2.0
+                );
+            }
+            svg.push_str("</text>");
+        }
+        svg.push('\n');
+    }
+    let _ = writeln!(svg, "</g>");
+
+    // Plot frame, then the arena and the peak lines with their labels.
+    let _ = writeln!(
+        svg,
+        "<rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{plot_width}\" height=\"{plot_height}\" \
+         fill=\"none\" stroke=\"#555\"/>"
+    );
+    let (arena_y, peak_y) = (y(picture.arena as f64), y(picture.peak as f64));
+    let right = LEFT + plot_width;
+    let _ = writeln!(
+        svg,
+        "<line x1=\"{LEFT}\" x2=\"{right:.1}\" y1=\"{arena_y:.1}\" y2=\"{arena_y:.1}\" \
+         stroke=\"#222\" stroke-width=\"1.5\"/>\
+         <line x1=\"{LEFT}\" x2=\"{right:.1}\" y1=\"{peak_y:.1}\" y2=\"{peak_y:.1}\" \
+         stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"7 4\"/>"
+    );
+    let label = |svg: &mut String, at: f64, colour: &str, lines: [String; 2]| {
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{at:.1}\" fill=\"{colour}\"><tspan font-weight=\"bold\">{}</tspan>\
+             <tspan x=\"{:.1}\" dy=\"15\">{}</tspan></text>",
+            right + 8.0,
+            lines[0],
+            right + 8.0,
+            lines[1]
+        );
+    };
+    if picture.arena == picture.peak {
+        label(
+            &mut svg,
+            arena_y,
+            "#d62728",
+            [
+                "arena = peak".to_owned(),
+                format!("{} (optimal)", human_bytes(picture.arena)),
+            ],
+        );
+    } else {
+        // Keep the two labels apart when the lines are close.
+        let arena_at = arena_y.min(peak_y - 34.0);
+        label(
+            &mut svg,
+            arena_at,
+            "#222",
+            ["arena".to_owned(), human_bytes(picture.arena)],
+        );
+        label(
+            &mut svg,
+            peak_y,
+            "#d62728",
+            ["peak live bytes".to_owned(), human_bytes(picture.peak)],
+        );
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#d62728\" font-size=\"10\">lower bound</text>",
+            right + 8.0,
+            peak_y + 30.0
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn picture_of(
+        tensors: &[TensorLifetime],
+        offsets: &[usize],
+        arena: usize,
+        peak: usize,
+    ) -> String {
+        render(&Picture {
+            title: "t <&> \"q\"",
+            tensors,
+            offsets,
+            ids: None,
+            arena,
+            peak,
+            format: TableFormat::Inclusive,
+        })
+    }
+
+    #[test]
+    fn one_rectangle_per_sized_tensor_and_escaped_text() {
+        let tensors = [
+            TensorLifetime::new(100, 0, 1),
+            TensorLifetime::new(80, 1, 2),
+            TensorLifetime::new(0, 0, 0),
+            TensorLifetime::new(60, 2, 3),
+        ];
+        let svg = picture_of(&tensors, &[0, 100, 0, 0], 180, 180);
+        assert_eq!(svg.matches("<title>tensor").count(), 3);
+        assert!(svg.contains("t &lt;&amp;&gt; &quot;q&quot;"));
+        assert!(svg.contains("arena = peak"));
+        assert!(!svg.contains("NaN") && !svg.contains("inf"));
+    }
+
+    #[test]
+    fn sparse_times_are_drawn_in_steps_and_dense_ones_linearly() {
+        let dense = [TensorLifetime::new(1, 0, 9), TensorLifetime::new(1, 3, 4)];
+        assert!(matches!(
+            TimeAxis::for_tensors(&dense.iter().collect::<Vec<_>>()),
+            TimeAxis::Linear { start: 0, end: 10 }
+        ));
+        let sparse = [
+            TensorLifetime::new(1, 0, 99_999),
+            TensorLifetime::new(1, 500, 501),
+        ];
+        let axis = TimeAxis::for_tensors(&sparse.iter().collect::<Vec<_>>());
+        assert!(matches!(axis, TimeAxis::Steps { .. }));
+        assert_eq!(axis.fraction(0), 0.0);
+        assert_eq!(axis.fraction(500), 1.0 / 3.0);
+        assert_eq!(axis.fraction(100_000), 1.0);
+    }
+
+    #[test]
+    fn an_empty_plan_still_draws() {
+        let svg = picture_of(&[TensorLifetime::new(0, 0, 0)], &[0], 0, 0);
+        assert!(svg.ends_with("</svg>\n"));
+        assert!(!svg.contains("NaN"));
+    }
+}
