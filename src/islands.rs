@@ -13,10 +13,26 @@
 //!
 //! A disjoint-set forest in one parent array. Union links the larger root
 //! under the smaller, so every root is the minimum of its set and
-//! `parent[x] <= x` for every active node. Find compresses the path it walks,
-//! iteratively (a chain of depth `n - 1` cannot overflow the stack). One
-//! ascending pass then numbers the roots in order and gives every other node
-//! its parent's number, which is already final because the parent is smaller.
+//! `parent[x] <= x` for every active node. One ascending pass then numbers the
+//! roots in order and gives every other node its parent's number, which is
+//! already final because the parent is smaller.
+//!
+//! Union is Rem's algorithm with splicing (Patwary, Blair and Manne,
+//! "Experiments on union-find algorithms for the disjoint-set data
+//! structure", SEA 2010): the two walks towards the roots advance
+//! alternately, always on the side whose parent is larger, and each step
+//! re-points that node at the other side's smaller parent. It stops as soon
+//! as both sides share a parent (same set) or a root is reached, which is
+//! then linked under the other side's smaller parent. Every re-pointing
+//! moves a node to a smaller parent in the union of both sets, so the two
+//! invariants above hold throughout and the labels are exactly those of the
+//! specification's link-by-minimum forest with full path compression. The
+//! walk is iterative (a chain of depth `n - 1` cannot overflow the stack).
+//!
+//! Parents are 32-bit while `node_count` allows, halving the cache
+//! footprint; the parents of the incidence a few steps ahead are
+//! prefetched, so cache misses overlap instead of queueing. Validation is
+//! fused into the same single pass over the incidences.
 //!
 //! # What is exact
 //!
@@ -26,114 +42,220 @@
 //!
 //! # Complexity
 //!
-//! One machine word of scratch per node, independent of the number of
-//! incidences. Linking is by minimum index, not by rank or size, so the
-//! inverse-Ackermann bound does not apply; path compression alone gives
-//! `O(log n)` amortised per operation (Tarjan and van Leeuwen, 1984).
+//! One parent entry of scratch per node (4 bytes below `u32::MAX` nodes, a
+//! machine word beyond), independent of the number of incidences. Linking is
+//! by minimum index, not by rank or size, so the inverse-Ackermann bound does
+//! not apply; Rem's splicing, like path compression, gives `O(log n)`
+//! amortised per operation (Tarjan and van Leeuwen, 1984, analyse splicing as
+//! a compaction rule). `O(n + m log n)` time for `m` incidences.
 
 use crate::error::PlanError;
 
-/// Marks a node that no incidence has named yet.
-const INACTIVE: usize = usize::MAX;
+/// A parent entry: a node index stored as `u32` or `usize`, with its largest
+/// value reserved to mark a node that no incidence has named yet.
+trait Parent: Copy + Eq {
+    const INACTIVE: Self;
+    fn from_index(index: usize) -> Self;
+    fn index(self) -> usize;
+}
+
+impl Parent for u32 {
+    const INACTIVE: Self = u32::MAX;
+    #[inline(always)]
+    fn from_index(index: usize) -> Self {
+        index as u32
+    }
+    #[inline(always)]
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl Parent for usize {
+    const INACTIVE: Self = usize::MAX;
+    #[inline(always)]
+    fn from_index(index: usize) -> Self {
+        index
+    }
+    #[inline(always)]
+    fn index(self) -> usize {
+        self
+    }
+}
 
 /// Checks every incidence, reporting the first that names a node at or
 /// beyond `node_count`.
 pub(crate) fn validate(node_count: usize, incidences: &[(usize, usize)]) -> Result<(), PlanError> {
-    for (i, &(a, b)) in incidences.iter().enumerate() {
-        let node = a.max(b);
-        if node >= node_count {
-            return Err(PlanError::IncidenceOutOfRange {
-                incidence: i,
-                node,
-                node_count,
-            });
+    match incidences.iter().position(|&(a, b)| a.max(b) >= node_count) {
+        Some(i) => Err(out_of_range(node_count, incidences, i)),
+        None => Ok(()),
+    }
+}
+
+fn out_of_range(node_count: usize, incidences: &[(usize, usize)], i: usize) -> PlanError {
+    let (a, b) = incidences[i];
+    PlanError::IncidenceOutOfRange {
+        incidence: i,
+        node: a.max(b),
+        node_count,
+    }
+}
+
+/// How many incidences ahead the parents are prefetched: far enough to hide
+/// a cache miss behind the unions in between, near enough to stay cached.
+const PREFETCH_DISTANCE: usize = 16;
+
+/// Asks the cache for the line holding `entry`; a hint only.
+#[inline(always)]
+fn prefetch<T>(entry: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and has no architectural effect; the
+    // pointer comes from a reference.
+    #[allow(unused_unsafe)]
+    unsafe {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((entry as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = entry;
+}
+
+/// Joins the sets of active nodes `x` and `y` by Rem's algorithm with
+/// splicing; true if they were different sets.
+///
+/// Each step takes the side whose parent is larger, re-points that node at
+/// the other side's (smaller) parent and moves on to its old parent. A root
+/// reached this way is linked under the other side's parent, which is
+/// smaller than it, so roots stay their set's minimum.
+#[inline(always)]
+fn union<P: Parent>(parent: &mut [P], mut x: usize, mut y: usize) -> bool {
+    loop {
+        let (px, py) = (parent[x].index(), parent[y].index());
+        if px == py {
+            return false;
+        }
+        if px > py {
+            parent[x] = P::from_index(py);
+            if px == x {
+                return true;
+            }
+            x = px;
+        } else {
+            parent[y] = P::from_index(px);
+            if py == y {
+                return true;
+            }
+            y = py;
         }
     }
-    Ok(())
 }
 
-/// The root of `x`'s set; every node on the walk is re-pointed at it.
-fn find(parent: &mut [usize], x: usize) -> usize {
-    let mut root = x;
-    while parent[root] != root {
-        root = parent[root];
-    }
-    let mut node = x;
-    while parent[node] != root {
-        let next = parent[node];
-        parent[node] = root;
-        node = next;
-    }
-    root
-}
-
-/// Builds the forest of `incidences` in `parent` (all [`INACTIVE`] on entry)
-/// and returns the number of islands. Afterwards `parent[x]` is `INACTIVE`,
-/// or a node `<= x` in the same island, and roots are `parent[x] == x`.
-fn build_forest(parent: &mut [usize], incidences: &[(usize, usize)]) -> usize {
-    let mut islands = 0;
-    for &(a, b) in incidences {
+/// Builds the forest of `incidences` in `parent` (all `INACTIVE` on entry),
+/// validating as it goes, and returns the number of islands. Afterwards
+/// `parent[x]` is `INACTIVE`, or a node `<= x` in the same island, and roots
+/// are `parent[x] == x`.
+fn build_forest<P: Parent>(
+    parent: &mut [P],
+    incidences: &[(usize, usize)],
+) -> Result<usize, PlanError> {
+    let node_count = parent.len();
+    let mut islands = 0usize;
+    for (i, &(a, b)) in incidences.iter().enumerate() {
+        if let Some(&(c, d)) = incidences.get(i + PREFETCH_DISTANCE) {
+            if let (Some(pc), Some(pd)) = (parent.get(c), parent.get(d)) {
+                prefetch(pc);
+                prefetch(pd);
+            }
+        }
+        if a >= node_count || b >= node_count {
+            return Err(out_of_range(node_count, incidences, i));
+        }
         for x in [a, b] {
-            if parent[x] == INACTIVE {
-                parent[x] = x;
+            if parent[x] == P::INACTIVE {
+                parent[x] = P::from_index(x);
                 islands += 1;
             }
         }
-        let (ra, rb) = (find(parent, a), find(parent, b));
-        if ra != rb {
-            // The smaller root stays a root: roots are their set's minimum.
-            parent[ra.max(rb)] = ra.min(rb);
+        if union(parent, a, b) {
             islands -= 1;
         }
     }
-    islands
+    Ok(islands)
+}
+
+/// Replaces every active parent entry by its node's canonical label, in one
+/// ascending pass; returns the number of labels given.
+fn label_in_place<P: Parent>(parent: &mut [P]) -> usize {
+    let mut next = 0;
+    for x in 0..parent.len() {
+        let p = parent[x];
+        if p == P::INACTIVE {
+            continue;
+        }
+        // Ascending: a node's parent is smaller, so its label is final.
+        parent[x] = if p.index() == x {
+            next += 1;
+            P::from_index(next - 1)
+        } else {
+            parent[p.index()]
+        };
+    }
+    next
+}
+
+/// Allocates `node_count` inactive parents, reporting a failure as the
+/// input's first fault if it has one (validation comes first), else as
+/// [`PlanError::OutOfMemory`].
+fn inactive_parents<P: Parent>(
+    node_count: usize,
+    incidences: &[(usize, usize)],
+) -> Result<Vec<P>, PlanError> {
+    let mut parent = Vec::new();
+    if parent.try_reserve_exact(node_count).is_err() {
+        validate(node_count, incidences)?;
+        return Err(PlanError::OutOfMemory {
+            bytes: node_count.saturating_mul(core::mem::size_of::<P>()),
+        });
+    }
+    parent.resize(node_count, P::INACTIVE);
+    Ok(parent)
+}
+
+fn islands_with<P: Parent>(
+    node_count: usize,
+    incidences: &[(usize, usize)],
+) -> Result<(Vec<Option<usize>>, usize), PlanError> {
+    let mut parent = inactive_parents::<P>(node_count, incidences)?;
+    let count = build_forest(&mut parent, incidences)?;
+    let labelled = label_in_place(&mut parent);
+    debug_assert_eq!(labelled, count);
+    let labels = parent
+        .into_iter()
+        .map(|label| (label != P::INACTIVE).then(|| label.index()))
+        .collect();
+    Ok((labels, count))
 }
 
 /// Each node's island label and the number of islands, or why they cannot
 /// be computed.
 ///
 /// Errors: [`PlanError::IncidenceOutOfRange`] for the first incidence naming a
-/// node at or beyond `node_count`.
+/// node at or beyond `node_count`; [`PlanError::OutOfMemory`] if the parent
+/// array cannot be allocated.
 ///
 /// Exact: the connected components, labelled canonically by smallest member.
-/// Complexity: `O(n + m log n)` amortised for `m` incidences; one word of
-/// scratch per node.
+/// Complexity: `O(n + m log n)` amortised for `m` incidences; one parent
+/// entry (4 or 8 bytes) of scratch per node.
 pub fn try_islands(
     node_count: usize,
     incidences: &[(usize, usize)],
 ) -> Result<(Vec<Option<usize>>, usize), PlanError> {
-    validate(node_count, incidences)?;
-    let mut parent = Vec::new();
-    parent
-        .try_reserve_exact(node_count)
-        .map_err(|_| PlanError::OutOfMemory {
-            bytes: node_count.saturating_mul(core::mem::size_of::<usize>()),
-        })?;
-    parent.resize(node_count, INACTIVE);
-    let count = build_forest(&mut parent, incidences);
-
-    // Ascending: a node's parent is smaller, so its label is already final.
-    // The parent array is overwritten with labels in place.
-    let mut next = 0;
-    for x in 0..node_count {
-        let p = parent[x];
-        if p == INACTIVE {
-            continue;
-        }
-        parent[x] = if p == x {
-            next += 1;
-            next - 1
-        } else {
-            parent[p]
-        };
+    // u32::MAX itself marks inactive nodes, so indices must stay below it.
+    if node_count <= u32::MAX as usize {
+        islands_with::<u32>(node_count, incidences)
+    } else {
+        islands_with::<usize>(node_count, incidences)
     }
-    debug_assert_eq!(next, count);
-    // `parent` still says INACTIVE where no island is, labels elsewhere.
-    let labels = parent
-        .into_iter()
-        .map(|label| (label != INACTIVE).then_some(label))
-        .collect();
-    Ok((labels, count))
 }
 
 /// Each node's island label (`None` for a node in no incidence) and the
@@ -154,4 +276,67 @@ pub fn try_islands(
 /// ```
 pub fn islands(node_count: usize, incidences: &[(usize, usize)]) -> (Vec<Option<usize>>, usize) {
     try_islands(node_count, incidences).unwrap_or_else(|error| panic!("islands: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive oracle: propagate the smallest member along incidences until
+    /// nothing changes, then number the islands by that smallest member.
+    fn naive_islands(node_count: usize, incidences: &[(usize, usize)]) -> Vec<Option<usize>> {
+        let mut smallest: Vec<Option<usize>> = vec![None; node_count];
+        for &(a, b) in incidences {
+            smallest[a] = Some(a);
+            smallest[b] = Some(b);
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &(a, b) in incidences {
+                let least = smallest[a].min(smallest[b]);
+                for x in [a, b] {
+                    if smallest[x] != least {
+                        smallest[x] = least;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        let mut minima: Vec<usize> = smallest.iter().flatten().copied().collect();
+        minima.sort_unstable();
+        minima.dedup();
+        smallest
+            .iter()
+            .map(|m| m.map(|m| minima.binary_search(&m).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn rem_splicing_gives_the_naive_labels() {
+        let mut state = 11u64;
+        let mut next = move |bound: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as usize) % bound
+        };
+        for _ in 0..300 {
+            let node_count = 1 + next(80);
+            let incidences: Vec<(usize, usize)> = (0..next(100))
+                .map(|_| (next(node_count), next(node_count)))
+                .collect();
+            let expected = naive_islands(node_count, &incidences);
+            let count = expected.iter().flatten().max().map_or(0, |&m| m + 1);
+            assert_eq!(
+                try_islands(node_count, &incidences),
+                Ok((expected.clone(), count))
+            );
+            // The machine-word form, used beyond u32::MAX nodes, agrees too.
+            assert_eq!(
+                islands_with::<usize>(node_count, &incidences),
+                Ok((expected, count))
+            );
+        }
+    }
 }

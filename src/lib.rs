@@ -52,4 +52,6 @@ pub use offsets::{
     peak_live_bytes, plan_offsets, try_peak_live_bytes, try_plan_offsets, MemoryPlan,
     TensorLifetime,
 };
-pub use reduction::{transitive_reduction, try_transitive_reduction};
+pub use reduction::{
+    transitive_reduction, try_transitive_reduction, try_transitive_reduction_with_budget,
+};

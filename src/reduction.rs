@@ -23,17 +23,43 @@
 //!
 //! # Algorithm
 //!
-//! Strict reachability (`reach(u) \ {u}`) is closed as a dense bit matrix in
-//! one pass over the nodes in descending order, so a successor's row is final
-//! before it is folded into its predecessor's. Edge `u → v` survives iff `v` is
-//! in no successor's strict row. Every edge is decided against the complete
+//! Strict reachability (`reach(u) \ {u}`) is closed as a bit matrix in one
+//! pass over the nodes in descending order, so a successor's row is final
+//! before it is folded into its predecessor's. Edge `u → v` survives iff `v`
+//! is in no other successor's row. Every edge is decided against the complete
 //! closure, so the result depends on the edge *set* only, never on edge order.
 //! The output is sorted ascending by `(source, target)` with each edge once.
 //!
+//! Three observations make the pass cheaper than the literal one, without
+//! changing a single decision:
+//!
+//! - *Only surviving successors are folded.* Successors are visited in
+//!   ascending order. A successor `w` can only be reached through a smaller
+//!   successor (edges go upwards), so when `w` is visited every path that
+//!   could make `u → w` redundant has already been folded in: the edge
+//!   survives iff bit `w` is still clear. If it is set, `reach(w)` is already
+//!   inside the row and folding it would change nothing. So only the rows of
+//!   surviving edges are read, `|TR|` rows instead of `E`.
+//! - *Upper triangle.* Row `u` holds bits above `u` only, so it is stored
+//!   from word `(u + 1) / 64` on, and folding row `w` touches only the words
+//!   row `w` stores: half the memory and far fewer words per fold.
+//! - *Column blocks.* The bits of one range of columns depend only on the
+//!   same columns of other rows, so the matrix can be built one block of
+//!   columns at a time, in ascending order (a survival decision made in an
+//!   earlier block is reused by later ones). With a memory budget
+//!   ([`try_transitive_reduction_with_budget`]) each block is sized to fit
+//!   it; without one, a single block holds the whole triangle.
+//!
+//! Edges are grouped by source with targets ascending by two counting sorts
+//! (`O(n + E)`, no comparison sort).
+//!
 //! # Complexity
 //!
-//! `O(E log E + (n + E)⌈n/64⌉)` time; `n²/8` bytes for the matrix (allocated
-//! fallibly) plus `O(n + E)` for adjacency.
+//! `O(n + E + B·(n + E) + Σ_{(u→w) ∈ TR} ⌈(n − w)/64⌉)` time for `B` column
+//! blocks (one without a budget): at most the literal
+//! `O((n + E)⌈n/64⌉)`. Memory: the triangle, `≈ n²/16` bytes (at most
+//! `budget_bytes` per block with a budget), allocated fallibly, plus
+//! `O(n + E)` for the grouped edges.
 
 use crate::error::PlanError;
 
@@ -60,28 +86,270 @@ pub(crate) fn validate(node_count: usize, edges: &[(usize, usize)]) -> Result<()
     Ok(())
 }
 
-/// Words of 64 bits needed for one matrix row of `node_count` bits.
-pub(crate) fn row_words(node_count: usize) -> usize {
-    node_count.div_ceil(64)
+/// A zeroed `words`-long vector, or the number of bytes that could not be
+/// allocated. Fresh zeroed pages come from the allocator lazily, so an
+/// untouched part of a large matrix costs nothing.
+fn try_zeroed_words(words: usize) -> Result<Vec<u64>, PlanError> {
+    let bytes = words.saturating_mul(8);
+    if words == usize::MAX {
+        return Err(PlanError::OutOfMemory { bytes });
+    }
+    if words == 0 {
+        return Ok(Vec::new());
+    }
+    let layout =
+        std::alloc::Layout::array::<u64>(words).map_err(|_| PlanError::OutOfMemory { bytes })?;
+    // SAFETY: the layout has a non-zero size. A non-null result is a zeroed
+    // allocation of `words` u64s made by the global allocator with the layout
+    // `Vec<u64>` uses for capacity `words`, and all-zero bits are valid u64s,
+    // so the vector may own it with length and capacity `words`.
+    unsafe {
+        let pointer = std::alloc::alloc_zeroed(layout).cast::<u64>();
+        if pointer.is_null() {
+            return Err(PlanError::OutOfMemory { bytes });
+        }
+        Ok(Vec::from_raw_parts(pointer, words, words))
+    }
 }
 
-/// Allocates a zeroed `words`-long vector, or reports how many bytes failed.
-pub(crate) fn try_zeroed_words(words: Option<usize>) -> Result<Vec<u64>, PlanError> {
-    let words = words.ok_or(PlanError::OutOfMemory { bytes: usize::MAX })?;
-    let bytes = words.saturating_mul(8);
-    let mut matrix = Vec::new();
-    matrix
-        .try_reserve_exact(words)
-        .map_err(|_| PlanError::OutOfMemory { bytes })?;
-    matrix.resize(words, 0);
-    Ok(matrix)
+/// The edges grouped by source, targets ascending within each group
+/// (duplicates kept, adjacent): source `u`'s targets are
+/// `targets[starts[u]..starts[u + 1]]`.
+struct GroupedEdges {
+    starts: Vec<usize>,
+    targets: Vec<u32>,
+}
+
+impl GroupedEdges {
+    /// Two stable counting sorts, by target then by source: `O(n + E)`.
+    /// Every node must be below `u32::MAX`.
+    fn new(node_count: usize, edges: &[(usize, usize)]) -> Self {
+        let mut out_starts = vec![0usize; node_count + 1];
+        let mut in_starts = vec![0usize; node_count + 1];
+        for &(u, v) in edges {
+            out_starts[u + 1] += 1;
+            in_starts[v + 1] += 1;
+        }
+        for x in 0..node_count {
+            out_starts[x + 1] += out_starts[x];
+            in_starts[x + 1] += in_starts[x];
+        }
+        // Sources grouped by target.
+        let mut sources = vec![0u32; edges.len()];
+        let mut cursor = in_starts.clone();
+        for &(u, v) in edges {
+            sources[cursor[v]] = u as u32;
+            cursor[v] += 1;
+        }
+        // Visiting targets in ascending order fills each source's group in
+        // ascending target order.
+        let mut targets = vec![0u32; edges.len()];
+        cursor.copy_from_slice(&out_starts);
+        for v in 0..node_count {
+            for &u in &sources[in_starts[v]..in_starts[v + 1]] {
+                targets[cursor[u as usize]] = v as u32;
+                cursor[u as usize] += 1;
+            }
+        }
+        GroupedEdges {
+            starts: out_starts,
+            targets,
+        }
+    }
+}
+
+/// One block of matrix columns, words `first_word..end_word`, stored as an
+/// upper triangle: row `u` holds words `max(first_word, (u + 1) / 64)` up to
+/// `end_word`, for the rows `0..rows` that have any bit in the block.
+struct ColumnBlock {
+    first_word: usize,
+    end_word: usize,
+    rows: usize,
+}
+
+impl ColumnBlock {
+    fn new(node_count: usize, first_word: usize, end_word: usize) -> Self {
+        // Row u has bits above u only: none in the block once u >= 64·end - 1.
+        let rows = node_count.min((64 * end_word).saturating_sub(1));
+        ColumnBlock {
+            first_word,
+            end_word,
+            rows,
+        }
+    }
+
+    /// The first word row `u` stores.
+    fn row_start_word(&self, u: usize) -> usize {
+        self.first_word.max((u + 1) / 64)
+    }
+
+    /// Words of the block's rows (saturating), in closed form: node counts
+    /// near `usize::MAX` must be refused without a loop over their rows.
+    fn words(&self) -> usize {
+        // Σ_{u < rows} (end - max(first, (u + 1) / 64)) with j = u + 1.
+        // `below(m)` is Σ_{0 <= j <= m} ⌊j / 64⌋.
+        fn below(m: u128) -> u128 {
+            let (q, r) = (m / 64, m % 64);
+            32 * q * q.saturating_sub(1) + (r + 1) * q
+        }
+        let (first, end, rows) = (
+            self.first_word as u128,
+            self.end_word as u128,
+            self.rows as u128,
+        );
+        // j in 1..=min(rows, 64·first - 1): the row starts at `first`.
+        let flat = rows.min((64 * first).saturating_sub(1));
+        let mut starts = flat * first;
+        // j in max(1, 64·first)..=rows: the row starts at ⌊j / 64⌋.
+        let low = (64 * first).max(1);
+        if rows >= low {
+            starts += below(rows) - below(low - 1);
+        }
+        usize::try_from(rows * end - starts).unwrap_or(usize::MAX)
+    }
+
+    /// Bytes of the block's rows, saturating.
+    fn bytes(&self) -> usize {
+        self.words().saturating_mul(8)
+    }
+
+    /// Where each row starts in the block's storage; `rows + 1` entries.
+    fn row_offsets(&self) -> Vec<usize> {
+        let mut offsets = Vec::with_capacity(self.rows + 1);
+        let mut total = 0;
+        offsets.push(0);
+        for u in 0..self.rows {
+            total += self.end_word - self.row_start_word(u);
+            offsets.push(total);
+        }
+        offsets
+    }
+}
+
+/// Closes reachability on the columns of `block` and decides every edge
+/// whose target lies in it; `kept` (one flag per grouped edge) holds the
+/// decisions of the earlier blocks and receives this block's.
+fn reduce_block(
+    graph: &GroupedEdges,
+    block: &ColumnBlock,
+    mut matrix: Vec<u64>,
+    kept: &mut [bool],
+) {
+    let offsets = block.row_offsets();
+    debug_assert_eq!(matrix.len(), offsets[block.rows]);
+    let first_column = 64 * block.first_word;
+    let end_column = 64 * block.end_word;
+    for u in (0..block.rows).rev() {
+        let (head, tail) = matrix.split_at_mut(offsets[u + 1]);
+        let row_u = &mut head[offsets[u]..];
+        let row_u_start = block.row_start_word(u);
+        let group = graph.starts[u]..graph.starts[u + 1];
+        for (&target, kept) in graph.targets[group.clone()].iter().zip(&mut kept[group]) {
+            let w = target as usize;
+            if w >= end_column {
+                break; // Ascending: no later successor touches this block.
+            }
+            if w >= first_column {
+                let (word, bit) = (w / 64 - row_u_start, 1u64 << (w % 64));
+                if row_u[word] & bit != 0 {
+                    continue; // Reached through a smaller successor: redundant.
+                }
+                row_u[word] |= bit;
+                *kept = true;
+            } else if !*kept {
+                continue; // Found redundant in an earlier block.
+            }
+            if w < block.rows {
+                let row_w = &tail[offsets[w] - offsets[u + 1]..offsets[w + 1] - offsets[u + 1]];
+                let skip = row_u.len() - row_w.len();
+                for (mine, theirs) in row_u[skip..].iter_mut().zip(row_w) {
+                    *mine |= theirs;
+                }
+            }
+        }
+    }
+}
+
+/// The reduction, with every column block within `budget_bytes` if a budget
+/// is given. Validation comes first, so its errors take precedence.
+fn reduce(
+    node_count: usize,
+    edges: &[(usize, usize)],
+    budget_bytes: Option<usize>,
+) -> Result<Vec<(usize, usize)>, PlanError> {
+    validate(node_count, edges)?;
+    if edges.is_empty() {
+        return Ok(Vec::new());
+    }
+    let words = node_count.div_ceil(64);
+    let whole = ColumnBlock::new(node_count, 0, words);
+    if node_count >= u32::MAX as usize {
+        // Far beyond any matrix that fits in memory (grouped edges are u32).
+        return Err(PlanError::OutOfMemory {
+            bytes: whole.bytes(),
+        });
+    }
+    let mut blocks = Vec::new();
+    match budget_bytes {
+        Some(budget) if whole.bytes() > budget => {
+            let mut first_word = 0;
+            while first_word < words {
+                // The widest block from `first_word` that fits (bytes grow
+                // with the width, so a binary search finds it).
+                let fits =
+                    |end: usize| ColumnBlock::new(node_count, first_word, end).bytes() <= budget;
+                let (mut low, mut high) = (first_word, words);
+                while low < high {
+                    let middle = (low + high).div_ceil(2);
+                    if fits(middle) {
+                        low = middle;
+                    } else {
+                        high = middle - 1;
+                    }
+                }
+                if low == first_word {
+                    let narrowest = ColumnBlock::new(node_count, first_word, first_word + 1);
+                    return Err(PlanError::OutOfMemory {
+                        bytes: narrowest.bytes(),
+                    });
+                }
+                blocks.push(ColumnBlock::new(node_count, first_word, low));
+                first_word = low;
+            }
+        }
+        _ => blocks.push(whole),
+    }
+
+    // The first block is allocated before anything of size O(n), so a
+    // matrix that cannot exist is refused before any other work.
+    let mut first_matrix = Some(try_zeroed_words(blocks[0].words())?);
+    let graph = GroupedEdges::new(node_count, edges);
+    let mut kept = vec![false; edges.len()];
+    for block in &blocks {
+        let matrix = match first_matrix.take() {
+            Some(matrix) => matrix,
+            None => try_zeroed_words(block.words())?,
+        };
+        reduce_block(&graph, block, matrix, &mut kept);
+    }
+    let mut reduced = Vec::with_capacity(kept.iter().filter(|&&k| k).count());
+    for u in 0..node_count {
+        let group = graph.starts[u]..graph.starts[u + 1];
+        for (&target, &kept) in graph.targets[group.clone()].iter().zip(&kept[group]) {
+            if kept {
+                reduced.push((u, target as usize));
+            }
+        }
+    }
+    Ok(reduced)
 }
 
 /// The transitive reduction, or why it cannot be computed.
 ///
 /// Errors: [`PlanError::NotTopological`] for an edge with `source >= target`;
 /// [`PlanError::EdgeOutOfRange`] for a target at or beyond `node_count`;
-/// [`PlanError::OutOfMemory`] if the `n²/8`-byte matrix cannot be allocated.
+/// [`PlanError::OutOfMemory`] if the `≈ n²/16`-byte triangle cannot be
+/// allocated.
 ///
 /// Exact: the unique minimal edge set with the same reachability, sorted by
 /// `(source, target)`, independent of edge order; duplicate edges collapse.
@@ -89,40 +357,29 @@ pub fn try_transitive_reduction(
     node_count: usize,
     edges: &[(usize, usize)],
 ) -> Result<Vec<(usize, usize)>, PlanError> {
-    validate(node_count, edges)?;
-    if edges.is_empty() {
-        return Ok(Vec::new());
-    }
-    let words = row_words(node_count);
-    let mut strict = try_zeroed_words(node_count.checked_mul(words))?;
+    reduce(node_count, edges, None)
+}
 
-    let mut sorted = edges.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-
-    let mut kept = Vec::new();
-    // Edges grouped by source; sources visited in descending order.
-    for group in sorted.chunk_by(|a, b| a.0 == b.0).rev() {
-        let u = group[0].0;
-        let (row_u, after) = strict[u * words..].split_at_mut(words);
-        // Successors are all above u, so their rows live in `after`.
-        for &(_, w) in group {
-            let row_w = &after[(w - u - 1) * words..(w - u) * words];
-            for (mine, theirs) in row_u.iter_mut().zip(row_w) {
-                *mine |= theirs;
-            }
-        }
-        for &(_, v) in group {
-            if row_u[v / 64] & (1 << (v % 64)) == 0 {
-                kept.push((u, v));
-            }
-        }
-        for &(_, v) in group {
-            row_u[v / 64] |= 1 << (v % 64);
-        }
-    }
-    kept.sort_unstable();
-    Ok(kept)
+/// The transitive reduction computed within a memory budget for the bit
+/// matrix, or why it cannot be computed.
+///
+/// The matrix is built one block of columns at a time, each block at most
+/// `budget_bytes`; beyond that, `O(n + E)` bytes hold the grouped edges. The
+/// narrowest block (64 columns) needs at most `8 · node_count` bytes, so any
+/// budget of at least that succeeds. A budget that holds the whole triangle
+/// (`≈ n²/16` bytes) gives exactly [`try_transitive_reduction`]'s single pass.
+///
+/// Errors: as [`try_transitive_reduction`], in the same order; also
+/// [`PlanError::OutOfMemory`] (with the narrowest block's size) when
+/// `budget_bytes` cannot hold even 64 columns.
+///
+/// Exact: the same edges as [`try_transitive_reduction`], whatever the budget.
+pub fn try_transitive_reduction_with_budget(
+    node_count: usize,
+    edges: &[(usize, usize)],
+    budget_bytes: usize,
+) -> Result<Vec<(usize, usize)>, PlanError> {
+    reduce(node_count, edges, Some(budget_bytes))
 }
 
 /// The transitive reduction of a topologically numbered DAG; panics on a
@@ -145,4 +402,104 @@ pub fn try_transitive_reduction(
 pub fn transitive_reduction(node_count: usize, edges: &[(usize, usize)]) -> Vec<(usize, usize)> {
     try_transitive_reduction(node_count, edges)
         .unwrap_or_else(|error| panic!("transitive_reduction: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive count the closed form must equal: one row at a time.
+    fn words_by_rows(block: &ColumnBlock) -> usize {
+        (0..block.rows)
+            .map(|u| block.end_word - block.row_start_word(u))
+            .sum()
+    }
+
+    #[test]
+    fn block_sizes_in_closed_form_equal_a_row_by_row_count() {
+        for node_count in [1usize, 2, 63, 64, 65, 127, 128, 129, 200, 1_000, 4_097] {
+            let words = node_count.div_ceil(64);
+            for first in 0..words {
+                for end in first + 1..=words {
+                    let block = ColumnBlock::new(node_count, first, end);
+                    assert_eq!(
+                        block.words(),
+                        words_by_rows(&block),
+                        "{node_count} {first} {end}"
+                    );
+                    assert_eq!(block.row_offsets()[block.rows], block.words());
+                }
+            }
+        }
+    }
+
+    /// The specification's literal closure: every successor's row folded.
+    fn naive_reduction(node_count: usize, edges: &[(usize, usize)]) -> Vec<(usize, usize)> {
+        let mut reach = vec![vec![false; node_count]; node_count];
+        let mut sorted = edges.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let mut kept = Vec::new();
+        for u in (0..node_count).rev() {
+            let successors: Vec<usize> = sorted.iter().filter(|e| e.0 == u).map(|e| e.1).collect();
+            let mut row = vec![false; node_count];
+            for &w in &successors {
+                for x in 0..node_count {
+                    row[x] |= reach[w][x];
+                }
+            }
+            for &v in &successors {
+                if !row[v] {
+                    kept.push((u, v));
+                }
+                row[v] = true;
+            }
+            reach[u] = row;
+        }
+        kept.sort_unstable();
+        kept
+    }
+
+    #[test]
+    fn every_budget_gives_the_naive_reduction() {
+        let mut state = 7u64;
+        let mut next = move |bound: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as usize) % bound
+        };
+        for _ in 0..60 {
+            let node_count = 1 + next(200);
+            let density = 1 + next(60);
+            let mut edges = Vec::new();
+            for u in 0..node_count {
+                for v in u + 1..node_count {
+                    if next(100) < density {
+                        edges.push((u, v));
+                    }
+                }
+            }
+            let expected = naive_reduction(node_count, &edges);
+            assert_eq!(
+                try_transitive_reduction(node_count, &edges).unwrap(),
+                expected
+            );
+            for budget in [8 * node_count, 100 * node_count, usize::MAX] {
+                let reduced = try_transitive_reduction_with_budget(node_count, &edges, budget);
+                assert_eq!(reduced.unwrap(), expected, "budget {budget}");
+            }
+        }
+    }
+
+    #[test]
+    fn matrices_that_cannot_exist_are_refused_quickly() {
+        for node_count in [usize::MAX / 2, 1 << 40, 1 << 31] {
+            let refused = try_transitive_reduction(node_count, &[(0, 1)]);
+            assert!(
+                matches!(refused, Err(PlanError::OutOfMemory { .. })),
+                "{node_count}"
+            );
+        }
+    }
 }
