@@ -1,0 +1,585 @@
+//! Measures every workload with the library, the literal baseline and each
+//! peer, one child process per case, and writes `BENCHMARKS.md`.
+//!
+//! ```text
+//! bench-report [--quick] [--out PATH]   measure everything, write the report
+//! bench-report --case WORKLOAD IMPL     (child) run one case, print its figures
+//! ```
+//!
+//! A child builds its input (untimed), then runs the case until it has a
+//! stable median (see `Runs`), and prints `RESULT <runs> <peak bytes> <ns>...`.
+//! Peak memory is the case's own growth of the resident high-water mark.
+
+use std::fmt::Write as _;
+use std::process::Command;
+use std::time::Duration;
+
+use aether_bench::measure::{measure, Runs, Sample};
+use aether_bench::{literal, peers, workloads};
+use aether_planner::{
+    islands, plan_offsets, transitive_reduction, try_transitive_reduction_with_budget,
+    TensorLifetime,
+};
+
+/// The three jobs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Job {
+    Offsets,
+    Reduction,
+    Islands,
+}
+
+/// A named workload, whether `--quick` runs it, and the implementations
+/// measured on it.
+struct Workload {
+    name: &'static str,
+    job: Job,
+    quick: bool,
+    implementations: &'static [&'static str],
+}
+
+const OFFSETS: &[&str] = &["library", "literal"];
+const REDUCTION: &[&str] = &["library", "literal", "petgraph-core", "petgraph"];
+const ISLANDS: &[&str] = &[
+    "library",
+    "literal",
+    "petgraph",
+    "union-find",
+    "disjoint-sets",
+    "read-once",
+];
+
+fn workloads() -> Vec<Workload> {
+    let mut all = Vec::new();
+    let mut add = |name, job, quick, implementations| {
+        all.push(Workload {
+            name,
+            job,
+            quick,
+            implementations,
+        })
+    };
+    for name in [
+        "minimalloc-A",
+        "minimalloc-B",
+        "minimalloc-C",
+        "minimalloc-D",
+        "minimalloc-E",
+        "minimalloc-F",
+        "minimalloc-G",
+        "minimalloc-H",
+        "minimalloc-I",
+        "minimalloc-J",
+        "minimalloc-K",
+    ] {
+        add(name, Job::Offsets, name.ends_with('K'), OFFSETS);
+    }
+    for name in [
+        "mobilenet-v1",
+        "mobilenet-v2",
+        "mobilenet-v3-large",
+        "mobilenet-v3-small",
+    ] {
+        add(name, Job::Offsets, false, OFFSETS);
+    }
+    add("random-tensors-1k", Job::Offsets, true, OFFSETS);
+    add("random-tensors-10k", Job::Offsets, true, OFFSETS);
+    add("random-tensors-100k", Job::Offsets, false, OFFSETS);
+
+    add("dag-1k-deg2", Job::Reduction, true, REDUCTION);
+    add("dag-1k-deg8", Job::Reduction, true, REDUCTION);
+    add("dag-10k-deg2", Job::Reduction, true, REDUCTION);
+    add("dag-10k-deg8", Job::Reduction, false, REDUCTION);
+    add("dag-50k-deg2", Job::Reduction, false, REDUCTION);
+    add("dag-50k-deg8", Job::Reduction, false, REDUCTION);
+    add("layered-20k", Job::Reduction, true, REDUCTION);
+    add("collectives-1024", Job::Reduction, true, REDUCTION);
+    add(
+        "dag-200k-deg2-256MiB",
+        Job::Reduction,
+        false,
+        &["library-256MiB"],
+    );
+
+    add("incidences-1e6-E1e6", Job::Islands, true, ISLANDS);
+    add("incidences-1e6-E2e6", Job::Islands, false, ISLANDS);
+    add("incidences-1e7-E1e7", Job::Islands, false, ISLANDS);
+    add("incidences-1e7-E2e7", Job::Islands, false, ISLANDS);
+    add("chain-1e7-shuffled", Job::Islands, false, ISLANDS);
+    add("small-islands-100k", Job::Islands, true, ISLANDS);
+    all
+}
+
+/// A workload's input, built from its fixed seed or read from `data/`.
+enum Input {
+    Tensors(Vec<TensorLifetime>),
+    Graph(usize, Vec<(usize, usize)>),
+}
+
+fn input(name: &str) -> Input {
+    if let Some(letter) = name.strip_prefix("minimalloc-") {
+        let path =
+            workloads::data_dir().join(format!("minimalloc/challenging/{letter}.1048576.csv"));
+        return Input::Tensors(workloads::minimalloc(&path));
+    }
+    if let Some(model) = name.strip_prefix("mobilenet-") {
+        let file = format!("networks/mobilenet_{}_fp32.csv", model.replace('-', "_"));
+        return Input::Tensors(workloads::network(&workloads::data_dir().join(file)));
+    }
+    let seed = 2026;
+    match name {
+        "random-tensors-1k" => Input::Tensors(workloads::random_tensors(1_000, seed)),
+        "random-tensors-10k" => Input::Tensors(workloads::random_tensors(10_000, seed)),
+        "random-tensors-100k" => Input::Tensors(workloads::random_tensors(100_000, seed)),
+        "dag-1k-deg2" => Input::Graph(1_000, workloads::random_dag(1_000, 2, seed)),
+        "dag-1k-deg8" => Input::Graph(1_000, workloads::random_dag(1_000, 8, seed)),
+        "dag-10k-deg2" => Input::Graph(10_000, workloads::random_dag(10_000, 2, seed)),
+        "dag-10k-deg8" => Input::Graph(10_000, workloads::random_dag(10_000, 8, seed)),
+        "dag-50k-deg2" => Input::Graph(50_000, workloads::random_dag(50_000, 2, seed)),
+        "dag-50k-deg8" => Input::Graph(50_000, workloads::random_dag(50_000, 8, seed)),
+        "dag-200k-deg2-256MiB" => Input::Graph(200_000, workloads::random_dag(200_000, 2, seed)),
+        "layered-20k" => Input::Graph(20_000, workloads::layered_dag(20_000, seed)),
+        "collectives-1024" => Input::Graph(1_024, workloads::collectives_dag(1_024, seed)),
+        "incidences-1e6-E1e6" => Input::Graph(
+            1_000_000,
+            workloads::random_incidences(1_000_000, 1_000_000, seed),
+        ),
+        "incidences-1e6-E2e6" => Input::Graph(
+            1_000_000,
+            workloads::random_incidences(1_000_000, 2_000_000, seed),
+        ),
+        "incidences-1e7-E1e7" => Input::Graph(
+            10_000_000,
+            workloads::random_incidences(10_000_000, 10_000_000, seed),
+        ),
+        "incidences-1e7-E2e7" => Input::Graph(
+            10_000_000,
+            workloads::random_incidences(10_000_000, 20_000_000, seed),
+        ),
+        "chain-1e7-shuffled" => {
+            Input::Graph(10_000_000, workloads::shuffled_chain(10_000_000, seed))
+        }
+        "small-islands-100k" => {
+            let (node_count, incidences) = workloads::small_islands(100_000, seed);
+            Input::Graph(node_count, incidences)
+        }
+        _ => panic!("unknown workload {name}"),
+    }
+}
+
+/// Runs one case in this process and prints its figures.
+fn run_case(name: &str, implementation: &str, quick: bool) {
+    let runs = if quick {
+        Runs {
+            min_runs: 3,
+            max_runs: 9,
+            target: Duration::from_millis(300),
+            single_run_cap: Duration::from_secs(5),
+        }
+    } else {
+        Runs {
+            min_runs: 7,
+            max_runs: 51,
+            target: Duration::from_secs(2),
+            single_run_cap: Duration::from_secs(8),
+        }
+    };
+    let sample: Sample = match (input(name), implementation) {
+        (Input::Tensors(tensors), "library") => measure(runs, || plan_offsets(&tensors)),
+        (Input::Tensors(tensors), "literal") => {
+            measure(runs, || literal::plan_offsets(&tensors).unwrap())
+        }
+        (Input::Graph(n, edges), "library")
+            if name.starts_with("incidences")
+                || name.starts_with("chain")
+                || name.starts_with("small") =>
+        {
+            measure(runs, || islands(n, &edges))
+        }
+        (Input::Graph(n, edges), "literal")
+            if name.starts_with("incidences")
+                || name.starts_with("chain")
+                || name.starts_with("small") =>
+        {
+            measure(runs, || literal::islands(n, &edges).unwrap())
+        }
+        (Input::Graph(n, edges), "library") => measure(runs, || transitive_reduction(n, &edges)),
+        (Input::Graph(n, edges), "library-256MiB") => measure(runs, || {
+            try_transitive_reduction_with_budget(n, &edges, 256 << 20).unwrap()
+        }),
+        (Input::Graph(n, edges), "literal") => {
+            measure(runs, || literal::transitive_reduction(n, &edges).unwrap())
+        }
+        (Input::Graph(n, edges), "petgraph-core") => {
+            let graph = peers::petgraph_adjacency(n, &edges);
+            measure(runs, || peers::petgraph_core(&graph))
+        }
+        (Input::Graph(n, edges), "petgraph")
+            if name.starts_with("dag")
+                || name.starts_with("layered")
+                || name.starts_with("collectives") =>
+        {
+            measure(runs, || peers::petgraph_reduction(n, &edges))
+        }
+        (Input::Graph(n, edges), "petgraph") => {
+            measure(runs, || peers::petgraph_islands(n, &edges))
+        }
+        (Input::Graph(n, edges), "union-find") => {
+            measure(runs, || peers::union_find_islands(n, &edges))
+        }
+        (Input::Graph(n, edges), "disjoint-sets") => {
+            measure(runs, || peers::disjoint_sets_islands(n, &edges))
+        }
+        (Input::Graph(_, edges), "read-once") => measure(runs, || {
+            edges
+                .iter()
+                .fold(0usize, |sum, &(a, b)| sum.wrapping_add(a ^ b))
+        }),
+        _ => panic!("no implementation {implementation} for {name}"),
+    };
+    let mut line = format!(
+        "RESULT {} {}",
+        sample.times.len(),
+        sample.peak_bytes.map_or(-1, |bytes| bytes as i64)
+    );
+    for time in &sample.times {
+        write!(line, " {}", time.as_nanos()).unwrap();
+    }
+    println!("{line}");
+}
+
+/// What a child reported.
+struct Figures {
+    runs: usize,
+    median: Duration,
+    peak_bytes: Option<u64>,
+}
+
+fn run_child(name: &str, implementation: &str, quick: bool) -> Option<Figures> {
+    let mut command = Command::new(std::env::current_exe().expect("own path"));
+    command.args(["--case", name, implementation]);
+    if quick {
+        command.arg("--quick");
+    }
+    let output = command.output().expect("spawn child");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let Some(line) = stdout.lines().find(|line| line.starts_with("RESULT ")) else {
+        eprintln!(
+            "  {name} / {implementation}: failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+        return None;
+    };
+    let fields: Vec<i128> = line[7..]
+        .split_whitespace()
+        .map(|field| field.parse().unwrap())
+        .collect();
+    let times: Vec<Duration> = fields[2..]
+        .iter()
+        .map(|&ns| Duration::from_nanos(ns as u64))
+        .collect();
+    let sample = Sample {
+        times,
+        peak_bytes: (fields[1] >= 0).then_some(fields[1] as u64),
+    };
+    Some(Figures {
+        runs: fields[0] as usize,
+        median: sample.median(),
+        peak_bytes: sample.peak_bytes,
+    })
+}
+
+fn format_time(time: Duration) -> String {
+    let seconds = time.as_secs_f64();
+    if seconds >= 1.0 {
+        format!("{seconds:.2} s")
+    } else if seconds >= 1e-3 {
+        format!("{:.2} ms", seconds * 1e3)
+    } else {
+        format!("{:.1} µs", seconds * 1e6)
+    }
+}
+
+fn format_bytes(bytes: Option<u64>) -> String {
+    match bytes {
+        None => "n/a".into(),
+        Some(bytes) => format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64),
+    }
+}
+
+fn ratio(numerator: Option<&Figures>, denominator: Option<&Figures>) -> Option<f64> {
+    Some(numerator?.median.as_secs_f64() / denominator?.median.as_secs_f64())
+}
+
+fn format_ratio(value: Option<f64>) -> String {
+    value.map_or("n/a".into(), |value| format!("{value:.2}x"))
+}
+
+fn command_output(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+type Results = Vec<(String, String, Option<Figures>)>;
+
+fn find<'a>(results: &'a Results, name: &str, implementation: &str) -> Option<&'a Figures> {
+    results
+        .iter()
+        .find(|(n, i, _)| n == name && i == implementation)
+        .and_then(|(_, _, figures)| figures.as_ref())
+}
+
+/// One target's verdict line.
+fn verdict(met: Option<bool>, text: String) -> String {
+    let mark = match met {
+        Some(true) => "met",
+        Some(false) => "**NOT met**",
+        None => "not measured",
+    };
+    format!("- {mark}: {text}\n")
+}
+
+fn targets(results: &Results) -> String {
+    let mut out = String::new();
+    for name in [
+        "dag-10k-deg2",
+        "dag-10k-deg8",
+        "dag-50k-deg2",
+        "dag-50k-deg8",
+        "layered-20k",
+    ] {
+        let speedup = ratio(
+            find(results, name, "literal"),
+            find(results, name, "library"),
+        );
+        out += &verdict(
+            speedup.map(|s| s >= 3.0),
+            format!(
+                "transitive reduction, {name}: literal ÷ library = {} (target ≥ 3x)",
+                format_ratio(speedup)
+            ),
+        );
+    }
+    let name = "collectives-1024";
+    let speedup = ratio(
+        find(results, name, "petgraph-core"),
+        find(results, name, "library"),
+    );
+    out += &verdict(
+        speedup.map(|s| s > 1.0),
+        format!(
+            "transitive reduction, {name}: petgraph core call ÷ library = {} (target > 1x)",
+            format_ratio(speedup)
+        ),
+    );
+    for name in [
+        "dag-10k-deg2",
+        "dag-50k-deg8",
+        "layered-20k",
+        "collectives-1024",
+    ] {
+        let node_count: u64 = match name {
+            "dag-10k-deg2" => 10_000,
+            "dag-50k-deg8" => 50_000,
+            "layered-20k" => 20_000,
+            _ => 1_024,
+        };
+        let bound = node_count * node_count / 8;
+        let peak = find(results, name, "library").and_then(|f| f.peak_bytes);
+        out += &verdict(
+            peak.map(|p| p <= bound + (64 << 20)),
+            format!(
+                "transitive reduction memory, {name}: library peak {} vs n²/8 = {} (target ≤ n²/8 + O(n + E))",
+                format_bytes(peak),
+                format_bytes(Some(bound))
+            ),
+        );
+    }
+    let name = "dag-200k-deg2-256MiB";
+    let figures = find(results, name, "library-256MiB");
+    out += &verdict(
+        figures.map(|f| f.peak_bytes.is_some_and(|p| p <= 256 << 20) || f.peak_bytes.is_none()),
+        format!(
+            "bounded memory, 200k nodes within a 256 MiB matrix budget: {} in {} (the full matrix would need 5.0 GB; peak includes O(n + E) adjacency)",
+            format_bytes(figures.and_then(|f| f.peak_bytes)),
+            figures.map_or("n/a".into(), |f| format_time(f.median))
+        ),
+    );
+    for name in [
+        "incidences-1e7-E1e7",
+        "incidences-1e7-E2e7",
+        "chain-1e7-shuffled",
+    ] {
+        let speedup = ratio(
+            find(results, name, "petgraph"),
+            find(results, name, "library"),
+        );
+        out += &verdict(
+            speedup.map(|s| s >= 2.0),
+            format!(
+                "islands, {name}: petgraph ÷ library = {} (target ≥ 2x)",
+                format_ratio(speedup)
+            ),
+        );
+    }
+    let name = "small-islands-100k";
+    let speedup = ratio(
+        find(results, name, "petgraph"),
+        find(results, name, "library"),
+    );
+    out += &verdict(
+        speedup.map(|s| s >= 1.0),
+        format!(
+            "islands, {name}: petgraph ÷ library = {} (target ≥ 1x, no slower)",
+            format_ratio(speedup)
+        ),
+    );
+    let name = "random-tensors-10k";
+    let speedup = ratio(
+        find(results, name, "literal"),
+        find(results, name, "library"),
+    );
+    out += &verdict(
+        speedup.map(|s| s >= 3.0),
+        format!(
+            "offsets, {name}: literal ÷ library = {} (target ≥ 3x)",
+            format_ratio(speedup)
+        ),
+    );
+    let name = "random-tensors-100k";
+    let figures = find(results, name, "library");
+    out += &verdict(
+        figures.map(|f| f.median < Duration::from_secs(1)),
+        format!(
+            "offsets, {name}: library median {} (target < 1 s)",
+            figures.map_or("n/a".into(), |f| format_time(f.median))
+        ),
+    );
+    out
+}
+
+fn report(results: &Results, quick: bool, started: &str, elapsed: Duration) -> String {
+    let mut out = String::new();
+    out += "# Benchmarks\n\n";
+    out += "Generated by `scripts/bench.sh`";
+    if quick {
+        out += " `--quick` (a reduced set, fewer runs: a smoke test, not the reference figures)";
+    }
+    out += ". Do not edit by hand.\n\n";
+    writeln!(
+        out,
+        "- Machine: {} cores ({}), {}; **shared with other compilations, so figures carry noise** (2 cores).",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|info| info
+                .lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+            .unwrap_or_else(|| "unknown CPU".into()),
+        command_output("uname", &["-sr"]),
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "- Toolchain: {}, release profile.",
+        command_output("rustc", &["--version"])
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "- Started {started}; the whole run took {:.0} s.",
+        elapsed.as_secs_f64()
+    )
+    .unwrap();
+    out += "- Each case runs in a child process of its own: input built untimed, then run until at least 7 runs and 2 s (51 at most; a case whose first run exceeds 8 s runs once). Time is the **median** wall time. Peak is the growth of the process's resident high-water mark (`VmHWM`, reset after the input is built) during the first run: the routine's scratch plus its output.\n";
+    out += "- Every implementation returns exactly the library's result on these inputs' kind (`benches/tests/equivalence.rs`).\n";
+    out += "- Peers: petgraph 0.8 (`algo::tred::dag_transitive_reduction_closure`: *core* is the call alone on a prepared adjacency list, the other column adds building the list and reading the edges back; `unionfind::UnionFind<u32>`), `union-find` 0.4 (`QuickUnionUf<UnionBySize>`), `disjoint-sets` 0.4 (`UnionFind<u32>`). Island peers add the same canonical numbering pass the library does. *read-once* reads the incidence array once: the floor.\n\n";
+
+    out += "## Targets\n\n";
+    out += &targets(results);
+
+    for (title, job) in [
+        ("Offsets", Job::Offsets),
+        ("Transitive reduction", Job::Reduction),
+        ("Islands", Job::Islands),
+    ] {
+        writeln!(out, "\n## {title}\n").unwrap();
+        let jobs: Vec<Workload> = workloads()
+            .into_iter()
+            .filter(|w| w.job == job && (!quick || w.quick))
+            .collect();
+        for workload in &jobs {
+            writeln!(out, "### {}\n", workload.name).unwrap();
+            out += "| implementation | median | runs | peak | time ÷ library |\n|---|---:|---:|---:|---:|\n";
+            let library = find(results, workload.name, workload.implementations[0]);
+            for &implementation in workload.implementations {
+                let figures = find(results, workload.name, implementation);
+                writeln!(
+                    out,
+                    "| {implementation} | {} | {} | {} | {} |",
+                    figures.map_or("failed".into(), |f| format_time(f.median)),
+                    figures.map_or("-".into(), |f| f.runs.to_string()),
+                    format_bytes(figures.and_then(|f| f.peak_bytes)),
+                    format_ratio(ratio(figures, library)),
+                )
+                .unwrap();
+            }
+            out += "\n";
+        }
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    if let Some(position) = args.iter().position(|a| a == "--case") {
+        run_case(&args[position + 1], &args[position + 2], quick);
+        return;
+    }
+    let out = args
+        .iter()
+        .position(|a| a == "--out")
+        .map_or("BENCHMARKS.md".to_string(), |p| args[p + 1].clone());
+    let only: Option<&String> = args
+        .iter()
+        .position(|a| a == "--only")
+        .map(|p| &args[p + 1]);
+    let started_at = command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]);
+    let started = std::time::Instant::now();
+    let mut results: Results = Vec::new();
+    for workload in workloads() {
+        if quick && !workload.quick {
+            continue;
+        }
+        if only.is_some_and(|o| !workload.name.contains(o.as_str())) {
+            continue;
+        }
+        for &implementation in workload.implementations {
+            let figures = run_child(workload.name, implementation, quick);
+            if let Some(f) = &figures {
+                eprintln!(
+                    "{:>24} {:>15} {:>12} x{:<3} {:>12}",
+                    workload.name,
+                    implementation,
+                    format_time(f.median),
+                    f.runs,
+                    format_bytes(f.peak_bytes)
+                );
+            }
+            results.push((
+                workload.name.to_string(),
+                implementation.to_string(),
+                figures,
+            ));
+        }
+    }
+    let text = report(&results, quick, &started_at, started.elapsed());
+    std::fs::write(&out, text).expect("write the report");
+    eprintln!("wrote {out}");
+}

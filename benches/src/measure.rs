@@ -1,0 +1,97 @@
+//! Median wall time and peak memory of one benchmark case, measured inside
+//! the process that runs it (the `bench-report` binary runs each case in a
+//! child process of its own, so peaks never mix).
+//!
+//! Peak memory is the growth of the resident set's high-water mark over the
+//! resident set just before the first run: Linux's `VmHWM` is reset by
+//! writing `5` to `/proc/self/clear_refs` once the input is built, so the
+//! figure is the routine's own scratch and output, not its input's.
+
+use std::time::{Duration, Instant};
+
+/// One `/proc/self/status` field in bytes (`VmHWM`, `VmRSS`), if readable.
+pub fn status_bytes(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with(field))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Resets `VmHWM` to the current resident set; false where Linux's
+/// `clear_refs` is not available.
+pub fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// How many times to run a case: at least `min_runs`, then more until
+/// `target` wall time has been spent or `max_runs` is reached.
+#[derive(Clone, Copy, Debug)]
+pub struct Runs {
+    /// Runs always made (a single run longer than `single_run_cap` stops here
+    /// after one).
+    pub min_runs: usize,
+    /// Upper bound on runs.
+    pub max_runs: usize,
+    /// Wall time after which no further run starts.
+    pub target: Duration,
+    /// A first run longer than this is not repeated: the case is too slow to
+    /// repeat within the benchmark's time budget.
+    pub single_run_cap: Duration,
+}
+
+/// What one case measured.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    /// Wall time of every run, in order.
+    pub times: Vec<Duration>,
+    /// Growth of the resident high-water mark during the first run, in
+    /// bytes (`None` where `/proc` is unavailable).
+    pub peak_bytes: Option<u64>,
+}
+
+impl Sample {
+    /// The median run time (the mean of the two middle runs for an even
+    /// count).
+    pub fn median(&self) -> Duration {
+        let mut times = self.times.clone();
+        times.sort();
+        let n = times.len();
+        if n % 2 == 1 {
+            times[n / 2]
+        } else {
+            (times[n / 2 - 1] + times[n / 2]) / 2
+        }
+    }
+}
+
+/// Runs `case` as `runs` says, dropping each result outside the timing, and
+/// records its times and the first run's peak memory.
+pub fn measure<T>(runs: Runs, mut case: impl FnMut() -> T) -> Sample {
+    let baseline = if reset_peak() {
+        status_bytes("VmRSS")
+    } else {
+        None
+    };
+    let mut times = Vec::new();
+    let started = Instant::now();
+    let mut peak_bytes = None;
+    while times.len() < runs.max_runs {
+        let start = Instant::now();
+        let result = case();
+        let elapsed = start.elapsed();
+        if times.is_empty() {
+            peak_bytes = baseline
+                .zip(status_bytes("VmHWM"))
+                .map(|(before, peak)| peak.saturating_sub(before));
+        }
+        drop(std::hint::black_box(result));
+        times.push(elapsed);
+        if times.len() == 1 && elapsed > runs.single_run_cap {
+            break;
+        }
+        if times.len() >= runs.min_runs && started.elapsed() >= runs.target {
+            break;
+        }
+    }
+    Sample { times, peak_bytes }
+}

@@ -1,0 +1,232 @@
+//! Benchmark and test inputs: generated from fixed seeds, or read from the
+//! real tables in `data/`.
+//!
+//! Every generated DAG is numbered topologically (`u < v` on every edge) and
+//! its edges are shuffled, so no routine is handed sorted input for free.
+
+use std::path::{Path, PathBuf};
+
+use aether_planner::TensorLifetime;
+
+use crate::rng::Rng;
+
+/// The repository's `data/` folder.
+pub fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data")
+}
+
+/// One CSV table of numbers after its first `skip` columns, header skipped;
+/// panics on a malformed file, since the data is part of the repository.
+fn read_rows(path: &Path, skip: usize) -> Vec<Vec<usize>> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|error| panic!("reading {}: {error}", path.display()));
+    text.lines()
+        .skip(1)
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            line.split(',')
+                .skip(skip)
+                .map(|field| {
+                    field.trim().parse().unwrap_or_else(|error| {
+                        panic!("{}: bad field {field:?}: {error}", path.display())
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A MiniMalloc problem (`id,lower,upper,size`, `upper` exclusive) as
+/// inclusive lifetimes: `first = lower`, `last = upper - 1`.
+pub fn minimalloc(path: &Path) -> Vec<TensorLifetime> {
+    // The id column may be a name (examples/input.12.csv says "b1").
+    read_rows(path, 1)
+        .into_iter()
+        .map(|row| TensorLifetime::new(row[2], row[0], row[1] - 1))
+        .collect()
+}
+
+/// A network table (`size,first_use,last_use`, inclusive).
+pub fn network(path: &Path) -> Vec<TensorLifetime> {
+    read_rows(path, 0)
+        .into_iter()
+        .map(|row| TensorLifetime::new(row[0], row[1], row[2]))
+        .collect()
+}
+
+/// Every MiniMalloc file in `data/minimalloc` (challenging A–K, then the
+/// examples), as `(file name, tensors)`.
+pub fn minimalloc_files() -> Vec<(String, Vec<TensorLifetime>)> {
+    let mut files = Vec::new();
+    for folder in ["challenging", "examples"] {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(data_dir().join("minimalloc").join(folder))
+            .expect("data/minimalloc is part of the repository")
+            .map(|entry| entry.expect("readable directory entry").path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "csv"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            files.push((name, minimalloc(&path)));
+        }
+    }
+    files
+}
+
+/// Every network table in `data/networks`, as `(file name, tensors)`.
+pub fn network_files() -> Vec<(String, Vec<TensorLifetime>)> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(data_dir().join("networks"))
+        .expect("data/networks is part of the repository")
+        .map(|entry| entry.expect("readable directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "csv"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, network(&path))
+        })
+        .collect()
+}
+
+/// `count` tensors over a horizon of `count` nodes whose lifetimes are short
+/// relative to the horizon, as in real graphs: most live a few nodes, a few
+/// percent tens of nodes, one percent up to a quarter of the horizon. Sizes
+/// are multiples of 64 bytes drawn from few values, so ties are common.
+pub fn random_tensors(count: usize, seed: u64) -> Vec<TensorLifetime> {
+    let mut rng = Rng::new(seed);
+    let horizon = count.max(1);
+    (0..count)
+        .map(|_| {
+            let first = rng.below(horizon);
+            let length = match rng.below(100) {
+                0 => rng.below(horizon / 4 + 1),
+                1..=9 => rng.below(64),
+                _ => 1 + rng.below(8),
+            };
+            let last = (first + length).min(horizon - 1);
+            let size = 64 << rng.below(12);
+            TensorLifetime::new(size * (1 + rng.below(3)), first, last)
+        })
+        .collect()
+}
+
+/// A random DAG on `node_count` nodes with mean out-degree about `degree`:
+/// three edges in four are local (to one of the next 8 nodes), the rest
+/// long-range (to any later node).
+pub fn random_dag(node_count: usize, degree: usize, seed: u64) -> Vec<(usize, usize)> {
+    let mut rng = Rng::new(seed);
+    let mut edges = Vec::with_capacity(node_count * degree);
+    for u in 0..node_count.saturating_sub(1) {
+        for _ in 0..degree {
+            let v = if rng.chance(3, 4) {
+                u + 1 + rng.below(8)
+            } else {
+                u + 1 + rng.below(node_count - u - 1)
+            };
+            if v < node_count {
+                edges.push((u, v));
+            }
+        }
+    }
+    rng.shuffle(&mut edges);
+    edges
+}
+
+/// A layered, network-like DAG of `node_count` nodes: layers of 1 to 48
+/// nodes, each node fed by 1–3 nodes of the previous layer, and one node in
+/// eight also by a skip connection from 2–6 layers back.
+pub fn layered_dag(node_count: usize, seed: u64) -> Vec<(usize, usize)> {
+    let mut rng = Rng::new(seed);
+    let mut layer_starts = vec![0usize];
+    while *layer_starts.last().unwrap() < node_count {
+        let next = layer_starts.last().unwrap() + 1 + rng.below(48);
+        layer_starts.push(next.min(node_count));
+    }
+    let mut edges = Vec::new();
+    for layer in 1..layer_starts.len() - 1 {
+        let (start, end) = (layer_starts[layer], layer_starts[layer + 1]);
+        let (prev_start, prev_end) = (layer_starts[layer - 1], layer_starts[layer]);
+        for v in start..end {
+            for _ in 0..1 + rng.below(3) {
+                edges.push((prev_start + rng.below(prev_end - prev_start), v));
+            }
+            if layer >= 2 && rng.chance(1, 8) {
+                let back = (2 + rng.below(5)).min(layer);
+                let (s, e) = (layer_starts[layer - back], layer_starts[layer - back + 1]);
+                edges.push((s + rng.below(e - s), v));
+            }
+        }
+    }
+    rng.shuffle(&mut edges);
+    edges
+}
+
+/// A dense DAG like the control dependencies among collectives: each pair
+/// `u < v` of `node_count` nodes is an edge with probability 0.765 (about
+/// 400k edges at 1,024 nodes).
+pub fn collectives_dag(node_count: usize, seed: u64) -> Vec<(usize, usize)> {
+    let mut rng = Rng::new(seed);
+    let mut edges = Vec::new();
+    for u in 0..node_count {
+        for v in u + 1..node_count {
+            if rng.chance(765, 1000) {
+                edges.push((u, v));
+            }
+        }
+    }
+    rng.shuffle(&mut edges);
+    edges
+}
+
+/// `count` incidences between uniformly random nodes of `0..node_count`.
+pub fn random_incidences(node_count: usize, count: usize, seed: u64) -> Vec<(usize, usize)> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|_| (rng.below(node_count), rng.below(node_count)))
+        .collect()
+}
+
+/// The chain `0 – 1 – … – (node_count - 1)`, its links in shuffled order and
+/// random orientation.
+pub fn shuffled_chain(node_count: usize, seed: u64) -> Vec<(usize, usize)> {
+    let mut rng = Rng::new(seed);
+    let mut links: Vec<(usize, usize)> = (1..node_count)
+        .map(|v| {
+            if rng.chance(1, 2) {
+                (v - 1, v)
+            } else {
+                (v, v - 1)
+            }
+        })
+        .collect();
+    rng.shuffle(&mut links);
+    links
+}
+
+/// `island_count` small islands like a physics scene's: 1–6 neighbouring
+/// bodies each (a lone body by a self-incidence), joined by a spanning tree
+/// and up to two extra contacts, with up to two untouched bodies between
+/// islands; all incidences shuffled. Returns `(node_count, incidences)`.
+pub fn small_islands(island_count: usize, seed: u64) -> (usize, Vec<(usize, usize)>) {
+    let mut rng = Rng::new(seed);
+    let mut incidences = Vec::new();
+    let mut next = 0;
+    for _ in 0..island_count {
+        next += rng.below(3);
+        let size = 1 + rng.below(6);
+        if size == 1 {
+            incidences.push((next, next));
+        }
+        for j in 1..size {
+            incidences.push((next + rng.below(j), next + j));
+        }
+        for _ in 0..rng.below(3) {
+            incidences.push((next + rng.below(size), next + rng.below(size)));
+        }
+        next += size;
+    }
+    rng.shuffle(&mut incidences);
+    (next, incidences)
+}
