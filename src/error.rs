@@ -63,6 +63,11 @@ pub enum PlanError {
         /// The size of the allocation that failed.
         bytes: usize,
     },
+    /// The plan option `alignment` is 0 or not a power of two.
+    InvalidAlignment {
+        /// The alignment that was asked for.
+        alignment: usize,
+    },
 }
 
 impl PlanError {
@@ -77,7 +82,7 @@ impl PlanError {
                 Some(edge)
             }
             PlanError::IncidenceOutOfRange { incidence, .. } => Some(incidence),
-            PlanError::OutOfMemory { .. } => None,
+            PlanError::OutOfMemory { .. } | PlanError::InvalidAlignment { .. } => None,
         }
     }
 }
@@ -124,6 +129,9 @@ impl fmt::Display for PlanError {
             ),
             PlanError::OutOfMemory { bytes } => {
                 write!(f, "could not allocate {bytes} bytes of scratch memory")
+            }
+            PlanError::InvalidAlignment { alignment } => {
+                write!(f, "alignment {alignment} is not a power of two")
             }
         }
     }

@@ -42,9 +42,12 @@
 
 mod error;
 pub mod ffi;
+mod heuristic;
 mod islands;
 mod offsets;
 mod reduction;
+mod search;
+mod strategy;
 
 pub use error::PlanError;
 pub use islands::{islands, try_islands};
@@ -55,3 +58,4 @@ pub use offsets::{
 pub use reduction::{
     transitive_reduction, try_transitive_reduction, try_transitive_reduction_with_budget,
 };
+pub use strategy::{try_plan_offsets_with, PlanOptions, PlanReport, SearchBudget, Strategy};

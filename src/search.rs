@@ -1,0 +1,603 @@
+//! Exact anytime search for the minimum arena: depth-first search over
+//! canonical plans with section bounds, dominance and decomposition, after
+//! the ideas of MiniMalloc (M. D. Moffitt, ASPLOS 2023).
+//!
+//! # Problem
+//!
+//! Tensors with sizes `w_i > 0` (already rounded to the alignment) and
+//! inclusive lifetimes `[f_i, l_i]`: find offsets with lifetime-intersecting
+//! tensors byte-disjoint that minimise the arena `max_i (o_i + w_i)`. This is
+//! dynamic storage allocation, NP-complete, so the search may run out of its
+//! budget; it then returns the best plan found so far.
+//!
+//! # Decisions
+//!
+//! The search answers "is there a plan with arena at most `C`?" for a
+//! sequence of capacities `C`. Every offset of a canonical plan (below) is a
+//! sum of sizes, so the optimum is a multiple of `g`, the greatest common
+//! divisor of the sizes, and a "no" at `C` proves the bound `C + g`. Each
+//! round of decisions doubles the node limit of a decision and asks first at
+//! the lower bound, where the section bounds prune hardest, then halfway
+//! between the lower bound and the incumbent. A "yes" is a new incumbent.
+//!
+//! # Canonical plans
+//!
+//! Among the plans of arena at most `C`, take one that minimises the sum of
+//! offsets. In it no tensor can move to any lower free position, so each
+//! tensor rests on a conflicting tensor or on 0. Listing the tensors by
+//! (offset, rank in a fixed preorder), each one's offset is its *floor* (the
+//! top of its conflicting predecessors). A decision therefore only builds such
+//! sequences: each step places an unplaced tensor at its floor, and the
+//! (offset, rank) pairs increase.
+//!
+//! # Pruning (each rule keeps some minimum-offset-sum plan of arena `≤ C`)
+//!
+//! - *Sections*: the timeline splits into sections between consecutive
+//!   lifetime endpoints. The unplaced tensors live in a section pairwise
+//!   conflict and will all sit above the lowest of their floors (and, within
+//!   one canonical sequence, above the last offset), so that height plus their
+//!   bytes must stay within `C`.
+//! - *Dominance*: a tensor is not placed at or above the lowest
+//!   `floor + size` of an unplaced tensor: that tensor would stay clear of
+//!   everything placed later and could drop to its floor, lowering the sum.
+//! - *Decomposition*: when no unplaced tensor spans a section boundary, the
+//!   unplaced tensors on either side are independent problems. They are
+//!   solved one after the other, each as its own canonical sequence, and a
+//!   failure of a later one backtracks past the earlier ones' choices.
+//!
+//! # What is exact
+//!
+//! A plan returned with `lower_bound == arena` is optimal, and every lower
+//! bound returned is proven (the peak of live bytes, or a capacity shown
+//! infeasible plus `g`). The result depends only on the input and the node
+//! budget, unless a time budget is set.
+//!
+//! # Complexity
+//!
+//! Exponential in the worst case; bounded by the budget. Each node costs
+//! `O(n log n + Σ spans)` for `n` tensors (the spans are the numbers of
+//! sections of the tensors still to place in the active component). Memory
+//! `O(n²)` at most (one candidate list per level of the depth-first stack).
+
+use std::time::Instant;
+
+use crate::heuristic::Conflicts;
+use crate::offsets::{MemoryPlan, TensorLifetime};
+use crate::strategy::SearchBudget;
+
+/// The best plan the search found, and what it proved.
+pub(crate) struct Outcome {
+    /// Never worse than the starting plan.
+    pub(crate) plan: MemoryPlan,
+    /// A proven lower bound on every sound arena, at most the plan's arena.
+    pub(crate) lower_bound: usize,
+    /// Placements tried.
+    pub(crate) nodes: u64,
+}
+
+/// How often the clock is read, in nodes.
+const CLOCK_PERIOD: u64 = 1024;
+
+/// Unplaced marker in `offset`.
+const UNPLACED: usize = usize::MAX;
+
+/// How a decision ended.
+enum Decision {
+    /// A plan with arena at most the capacity was found and recorded.
+    Found,
+    /// No plan has an arena at most the capacity.
+    Infeasible,
+    /// The decision's own node limit was reached.
+    NodeLimit,
+    /// The caller's budget was spent.
+    Budget,
+}
+
+/// One choice point of a decision: which tensor of the active component to
+/// place next.
+struct Frame {
+    /// Tensors that may be placed next, in (floor, rank) order.
+    candidates: Vec<usize>,
+    next: usize,
+    /// The candidate currently placed, if any.
+    placed: Option<usize>,
+    floor_log_len: usize,
+    top_log_len: usize,
+    arena_before: usize,
+    /// Section range of the active component, and its unplaced tensors.
+    range: (usize, usize),
+    count: usize,
+    /// The frame whose placement split off the component this one works in
+    /// (`None`: the input's own components).
+    owner: Option<usize>,
+    /// Where to resume when this frame runs out of candidates (`None`: the
+    /// decision is infeasible).
+    fence: Option<usize>,
+}
+
+/// Searches for plans of `tensors` (sizes rounded, lifetimes validated)
+/// smaller than `start`, a sound plan, within `budget`. `peak` is the peak of
+/// live bytes.
+pub(crate) fn improve(
+    tensors: &[TensorLifetime],
+    start: MemoryPlan,
+    peak: usize,
+    budget: &SearchBudget,
+) -> Outcome {
+    let mut search = Search::new(tensors, start, peak, budget);
+    search.run();
+    Outcome {
+        lower_bound: search.lower_bound.min(search.best_arena),
+        plan: MemoryPlan {
+            offsets: search.best_offsets,
+            arena_size: search.best_arena,
+        },
+        nodes: search.nodes,
+    }
+}
+
+struct Search<'a> {
+    tensors: &'a [TensorLifetime],
+    conflicts: Conflicts,
+    sizes: Vec<usize>,
+    /// Preorders to take turns with, as ranks from 1 (0 is "none yet").
+    preorders: Vec<Vec<usize>>,
+    /// The preorder of the current decision.
+    rank: Vec<usize>,
+    /// Section range `lo..hi` of each tensor.
+    sections: Vec<(usize, usize)>,
+    /// Greatest common divisor of the sizes: the step between arenas.
+    step: usize,
+    /// Proven: no plan has a smaller arena.
+    lower_bound: usize,
+    budget: SearchBudget,
+    started: Instant,
+
+    // Partial plan.
+    offset: Vec<usize>,
+    floor: Vec<usize>,
+    /// Top of the last tensor placed in each section.
+    section_top: Vec<usize>,
+    /// Bytes of the unplaced tensors live in each section.
+    section_unplaced: Vec<usize>,
+    /// Unplaced tensors spanning the boundary after each section.
+    spanning: Vec<usize>,
+    placed_count: usize,
+    arena: usize,
+    floor_log: Vec<(usize, usize)>,
+    top_log: Vec<(usize, usize)>,
+    /// Scratch: lowest floor of the unplaced tensors in each section.
+    lowest_floor: Vec<usize>,
+    /// Number of unplaced conflicts of each tensor.
+    unplaced_neighbours: Vec<usize>,
+
+    // Incumbent.
+    best_offsets: Vec<usize>,
+    best_arena: usize,
+    nodes: u64,
+}
+
+impl<'a> Search<'a> {
+    fn new(
+        tensors: &'a [TensorLifetime],
+        start: MemoryPlan,
+        peak: usize,
+        budget: &SearchBudget,
+    ) -> Self {
+        let conflicts = Conflicts::new(tensors);
+        let n = conflicts.items.len();
+        let sizes: Vec<usize> = conflicts.items.iter().map(|&i| tensors[i].size).collect();
+        let step = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
+
+        let mut points: Vec<u128> = conflicts
+            .items
+            .iter()
+            .flat_map(|&i| {
+                [
+                    tensors[i].first_use as u128,
+                    tensors[i].last_use as u128 + 1,
+                ]
+            })
+            .collect();
+        points.sort_unstable();
+        points.dedup();
+        let section_of = |x: u128| points.partition_point(|&p| p < x);
+        let sections: Vec<(usize, usize)> = conflicts
+            .items
+            .iter()
+            .map(|&i| {
+                (
+                    section_of(tensors[i].first_use as u128),
+                    section_of(tensors[i].last_use as u128 + 1),
+                )
+            })
+            .collect();
+        let section_count = points.len().saturating_sub(1);
+        let mut section_unplaced = vec![0usize; section_count];
+        let mut spanning = vec![0usize; section_count];
+        for (p, &(lo, hi)) in sections.iter().enumerate() {
+            for bytes in &mut section_unplaced[lo..hi] {
+                *bytes += sizes[p];
+            }
+            for count in &mut spanning[lo..hi - 1] {
+                *count += 1;
+            }
+        }
+
+        // Preorders (all decreasing; ties keep input order): lifetime length,
+        // area, busiest-section total; total, area, length; total, length,
+        // area.
+        let total: Vec<u128> = sections
+            .iter()
+            .map(|&(lo, hi)| section_unplaced[lo..hi].iter().copied().max().unwrap_or(0) as u128)
+            .collect();
+        let length = |p: usize| {
+            let t = &tensors[conflicts.items[p]];
+            (t.last_use - t.first_use) as u128 + 1
+        };
+        let area = |p: usize| sizes[p] as u128 * length(p);
+        let keys: [&dyn Fn(usize) -> (u128, u128, u128); 3] = [
+            &|p| (length(p), area(p), total[p]),
+            &|p| (total[p], area(p), length(p)),
+            &|p| (total[p], length(p), area(p)),
+        ];
+        let preorders: Vec<Vec<usize>> = keys
+            .iter()
+            .map(|key| {
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by_key(|&p| std::cmp::Reverse(key(p)));
+                let mut rank = vec![0usize; n];
+                for (r, &p) in order.iter().enumerate() {
+                    rank[p] = r + 1;
+                }
+                rank
+            })
+            .collect();
+
+        let unplaced_neighbours = conflicts.neighbours.iter().map(Vec::len).collect();
+        Search {
+            tensors,
+            rank: preorders[0].clone(),
+            preorders,
+            conflicts,
+            sizes,
+            sections,
+            step,
+            lower_bound: peak,
+            budget: *budget,
+            started: Instant::now(),
+            offset: vec![UNPLACED; n],
+            floor: vec![0; n],
+            section_top: vec![0; section_count],
+            section_unplaced,
+            spanning,
+            placed_count: 0,
+            arena: 0,
+            floor_log: Vec::new(),
+            top_log: Vec::new(),
+            lowest_floor: vec![usize::MAX; section_count],
+            unplaced_neighbours,
+            best_offsets: start.offsets,
+            best_arena: start.arena_size,
+            nodes: 0,
+        }
+    }
+
+    /// Whether the whole budget is spent.
+    fn out_of_budget(&self) -> bool {
+        if self.budget.nodes.is_some_and(|limit| self.nodes >= limit) {
+            return true;
+        }
+        match self.budget.time {
+            Some(limit) => self.nodes % CLOCK_PERIOD == 0 && self.started.elapsed() >= limit,
+            None => false,
+        }
+    }
+
+    /// Rounds of decisions with doubling node limits, taking turns with the
+    /// preorders: first at the lower bound, then halfway to the incumbent.
+    fn run(&mut self) {
+        let mut limit = (self.sizes.len() as u64).max(64) * 8;
+        let mut turn = 0usize;
+        loop {
+            let mut caps = vec![self.lower_bound];
+            let below_best = self.best_arena.saturating_sub(self.step);
+            let halfway = self.lower_bound
+                + below_best.saturating_sub(self.lower_bound) / 2 / self.step * self.step;
+            if halfway > self.lower_bound {
+                caps.push(halfway);
+            }
+            for cap in caps {
+                if self.best_arena <= self.lower_bound {
+                    return;
+                }
+                let cap = cap.min(self.best_arena.saturating_sub(self.step));
+                self.rank = self.preorders[turn % self.preorders.len()].clone();
+                turn += 1;
+                match self.decide(cap, self.nodes.saturating_add(limit)) {
+                    Decision::Found => {}
+                    Decision::Infeasible => {
+                        self.lower_bound = self.lower_bound.max(cap.saturating_add(self.step));
+                    }
+                    Decision::NodeLimit => {}
+                    Decision::Budget => return,
+                }
+            }
+            limit = limit.saturating_mul(2);
+        }
+    }
+
+    /// Depth-first search for a plan of arena at most `cap`, stopping at
+    /// `node_limit` nodes in total. Leaves the partial plan empty.
+    fn decide(&mut self, cap: usize, node_limit: u64) -> Decision {
+        let Some(range) = self.leftmost_component() else {
+            return Decision::Found; // nothing to place
+        };
+        let mut stack: Vec<Frame> = Vec::new();
+        let (candidates, count) = self.candidates(range, range, (0, 0), cap, false);
+        stack.push(Frame {
+            candidates,
+            next: 0,
+            placed: None,
+            floor_log_len: 0,
+            top_log_len: 0,
+            arena_before: 0,
+            range,
+            count,
+            owner: None,
+            fence: None,
+        });
+
+        let decision = loop {
+            let Some(k) = stack.len().checked_sub(1) else {
+                break Decision::Infeasible;
+            };
+            if let Some(p) = stack[k].placed.take() {
+                let frame = &stack[k];
+                let (floor_len, top_len, arena) =
+                    (frame.floor_log_len, frame.top_log_len, frame.arena_before);
+                self.unplace(p, floor_len, top_len, arena);
+            }
+            let Some(&p) = stack[k].candidates.get(stack[k].next) else {
+                // Out of candidates: resume at the fence, undoing the
+                // completed components in between.
+                let fence = stack[k].fence;
+                let keep = fence.map_or(0, |f| f + 1);
+                while stack.len() > keep {
+                    let frame = stack.pop().expect("length checked");
+                    if let Some(q) = frame.placed {
+                        self.unplace(
+                            q,
+                            frame.floor_log_len,
+                            frame.top_log_len,
+                            frame.arena_before,
+                        );
+                    }
+                }
+                continue;
+            };
+            stack[k].next += 1;
+            if self.floor[p].saturating_add(self.sizes[p]) > cap {
+                continue;
+            }
+            if self.out_of_budget() {
+                break Decision::Budget;
+            }
+            if self.nodes >= node_limit {
+                break Decision::NodeLimit;
+            }
+            self.nodes += 1;
+
+            let frame = &mut stack[k];
+            frame.placed = Some(p);
+            frame.floor_log_len = self.floor_log.len();
+            frame.top_log_len = self.top_log.len();
+            frame.arena_before = self.arena;
+            let (active, active_count, owner) = (frame.range, frame.count, frame.owner);
+            self.place(p);
+
+            if self.placed_count == self.sizes.len() {
+                self.record();
+                break Decision::Found;
+            }
+            let Some(next_range) = self.leftmost_component() else {
+                continue;
+            };
+            let child = if active_count > 1 {
+                // The active component still has tensors: it continues as one
+                // canonical sequence, or `p` split it into fresh problems.
+                let (candidates, count) = self.candidates(
+                    active,
+                    next_range,
+                    (self.offset[p], self.rank[p]),
+                    cap,
+                    true,
+                );
+                if count == active_count - 1 || count == usize::MAX {
+                    Some((candidates, count, owner, Some(k)))
+                } else {
+                    let (candidates, count) =
+                        self.candidates(active, next_range, (0, 0), cap, false);
+                    Some((candidates, count, Some(k), Some(k)))
+                }
+            } else {
+                // The active component is complete: the next one is a sibling
+                // under the nearest owner whose component contains it.
+                let mut owner = owner;
+                while let Some(o) = owner {
+                    let (lo, hi) = stack[o].range;
+                    if lo <= next_range.0 && next_range.1 <= hi {
+                        break;
+                    }
+                    owner = stack[o].owner;
+                }
+                let (candidates, count) =
+                    self.candidates(next_range, next_range, (0, 0), cap, false);
+                Some((candidates, count, owner, owner))
+            };
+            // Pushed even without candidates, so that a dead end resumes at
+            // its fence.
+            if let Some((candidates, count, owner, fence)) = child {
+                stack.push(Frame {
+                    candidates,
+                    next: 0,
+                    placed: None,
+                    floor_log_len: 0,
+                    top_log_len: 0,
+                    arena_before: 0,
+                    range: next_range,
+                    count,
+                    owner,
+                    fence,
+                });
+            }
+        };
+        while let Some(frame) = stack.pop() {
+            if let Some(q) = frame.placed {
+                self.unplace(
+                    q,
+                    frame.floor_log_len,
+                    frame.top_log_len,
+                    frame.arena_before,
+                );
+            }
+        }
+        decision
+    }
+
+    /// The section range of the leftmost group of unplaced tensors that no
+    /// section boundary separates, if any tensor is unplaced.
+    fn leftmost_component(&self) -> Option<(usize, usize)> {
+        let lo = self.section_unplaced.iter().position(|&bytes| bytes > 0)?;
+        let mut hi = lo + 1;
+        while hi < self.spanning.len() && self.spanning[hi - 1] > 0 {
+            hi += 1;
+        }
+        Some((lo, hi))
+    }
+
+    /// The candidates of the component with section range `component` that
+    /// may follow `after` (offset, rank) in a canonical, undominated sequence,
+    /// in (floor, rank) order, and the component's number of unplaced
+    /// tensors. The section bounds are checked on every section of `scan`
+    /// (which contains `component`); `monotone` adds the last offset
+    /// (`after.0`) to them. Returns no candidates if a bound exceeds `cap`.
+    fn candidates(
+        &mut self,
+        scan: (usize, usize),
+        component: (usize, usize),
+        after: (usize, usize),
+        cap: usize,
+        monotone: bool,
+    ) -> (Vec<usize>, usize) {
+        let (scan_lo, scan_hi) = scan;
+        let in_range = |(lo, _): (usize, usize), (a, b): (usize, usize)| a <= lo && lo < b;
+        self.lowest_floor[scan_lo..scan_hi].fill(usize::MAX);
+        let mut count = 0usize;
+        let mut lowest_top = usize::MAX;
+        for q in 0..self.sizes.len() {
+            if self.offset[q] != UNPLACED || !in_range(self.sections[q], scan) {
+                continue;
+            }
+            // A tensor behind the canonical sequence whose floor can no
+            // longer rise can never be placed: a dead end.
+            if self.unplaced_neighbours[q] == 0 && (self.floor[q], self.rank[q]) < after {
+                return (Vec::new(), usize::MAX);
+            }
+            let (lo, hi) = self.sections[q];
+            for low in &mut self.lowest_floor[lo..hi] {
+                *low = (*low).min(self.floor[q]);
+            }
+            if in_range(self.sections[q], component) {
+                count += 1;
+                lowest_top = lowest_top.min(self.floor[q].saturating_add(self.sizes[q]));
+            }
+        }
+        let monotone_floor = if monotone { after.0 } else { 0 };
+        for s in scan_lo..scan_hi {
+            let unplaced = self.section_unplaced[s];
+            if unplaced > 0
+                && self.lowest_floor[s]
+                    .max(monotone_floor)
+                    .saturating_add(unplaced)
+                    > cap
+            {
+                return (Vec::new(), count);
+            }
+        }
+        let mut candidates: Vec<usize> = (0..self.sizes.len())
+            .filter(|&q| {
+                self.offset[q] == UNPLACED
+                    && in_range(self.sections[q], component)
+                    && (self.floor[q], self.rank[q]) > after
+                    && self.floor[q] < lowest_top
+            })
+            .collect();
+        candidates.sort_unstable_by_key(|&q| (self.floor[q], self.rank[q]));
+        (candidates, count)
+    }
+
+    /// Puts `p` at its floor and raises its unplaced conflicts' floors and
+    /// its sections' tops, logging the old values.
+    fn place(&mut self, p: usize) {
+        let offset = self.floor[p];
+        let end = offset + self.sizes[p];
+        self.offset[p] = offset;
+        self.placed_count += 1;
+        self.arena = self.arena.max(end);
+        for &q in &self.conflicts.neighbours[p] {
+            self.unplaced_neighbours[q] -= 1;
+            if self.offset[q] == UNPLACED && self.floor[q] < end {
+                self.floor_log.push((q, self.floor[q]));
+                self.floor[q] = end;
+            }
+        }
+        let (lo, hi) = self.sections[p];
+        for s in lo..hi {
+            self.top_log.push((s, self.section_top[s]));
+            self.section_top[s] = end;
+            self.section_unplaced[s] -= self.sizes[p];
+        }
+        for count in &mut self.spanning[lo..hi - 1] {
+            *count -= 1;
+        }
+    }
+
+    fn unplace(&mut self, p: usize, floor_len: usize, top_len: usize, arena: usize) {
+        for &q in &self.conflicts.neighbours[p] {
+            self.unplaced_neighbours[q] += 1;
+        }
+        for (q, old) in self.floor_log.drain(floor_len..).rev() {
+            self.floor[q] = old;
+        }
+        for (s, old) in self.top_log.drain(top_len..).rev() {
+            self.section_top[s] = old;
+        }
+        let (lo, hi) = self.sections[p];
+        for bytes in &mut self.section_unplaced[lo..hi] {
+            *bytes += self.sizes[p];
+        }
+        for count in &mut self.spanning[lo..hi - 1] {
+            *count += 1;
+        }
+        self.offset[p] = UNPLACED;
+        self.placed_count -= 1;
+        self.arena = arena;
+    }
+
+    /// Keeps the complete plan as the new incumbent.
+    fn record(&mut self) {
+        self.best_arena = self.arena;
+        self.best_offsets = vec![0; self.tensors.len()];
+        for (p, &i) in self.conflicts.items.iter().enumerate() {
+            self.best_offsets[i] = self.offset[p];
+        }
+    }
+}
+
+fn gcd(mut a: usize, mut b: usize) -> usize {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}

@@ -1,0 +1,494 @@
+//! Plan options of issue 6: alignment and the greedy, heuristic and search
+//! strategies of `try_plan_offsets_with`.
+//!
+//! Every plan of every strategy is checked by a pairwise overlap oracle
+//! written here, on the MiniMalloc problems, the MobileNet tables and seeded
+//! random tables. Optimality claims are checked against a brute-force
+//! minimum; the lower bound against a brute-force peak.
+
+use aether_planner::{
+    try_plan_offsets, try_plan_offsets_with, MemoryPlan, PlanError, PlanOptions, PlanReport,
+    SearchBudget, Strategy, TensorLifetime,
+};
+
+const STRATEGIES: [Strategy; 3] = [Strategy::Greedy, Strategy::Heuristic, Strategy::Search];
+
+/// splitmix64: a small seeded generator, so every instance can be replayed.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x6A09_E667_F3BC_C908)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..bound` (bound > 0).
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound as u64) as usize
+    }
+}
+
+fn options(strategy: Strategy, alignment: usize, nodes: u64) -> PlanOptions {
+    PlanOptions {
+        alignment,
+        strategy,
+        budget: SearchBudget {
+            time: None,
+            nodes: Some(nodes),
+        },
+    }
+}
+
+fn rounded(size: usize, alignment: usize) -> usize {
+    size.div_ceil(alignment) * alignment
+}
+
+/// The oracle: offsets aligned, zero-size tensors at 0, the arena exactly the
+/// top of the rounded extents, and no two lifetime-intersecting tensors
+/// sharing a byte of their rounded extents.
+fn assert_sound(tensors: &[TensorLifetime], plan: &MemoryPlan, alignment: usize, what: &str) {
+    assert_eq!(
+        plan.offsets.len(),
+        tensors.len(),
+        "{what}: one offset per tensor"
+    );
+    let mut top = 0usize;
+    for (i, (t, &offset)) in tensors.iter().zip(&plan.offsets).enumerate() {
+        assert_eq!(
+            offset % alignment,
+            0,
+            "{what}: tensor {i} offset {offset} unaligned"
+        );
+        if t.size == 0 {
+            assert_eq!(offset, 0, "{what}: zero-size tensor {i} is planned");
+        }
+        top = top.max(offset + rounded(t.size, alignment));
+    }
+    assert_eq!(
+        plan.arena_size, top,
+        "{what}: arena is not the top of the extents"
+    );
+    for i in 0..tensors.len() {
+        for j in i + 1..tensors.len() {
+            let (a, b) = (&tensors[i], &tensors[j]);
+            if a.size == 0 || b.size == 0 {
+                continue;
+            }
+            let lifetimes_meet = a.first_use <= b.last_use && b.first_use <= a.last_use;
+            let (oa, ob) = (plan.offsets[i], plan.offsets[j]);
+            let bytes_meet =
+                oa < ob + rounded(b.size, alignment) && ob < oa + rounded(a.size, alignment);
+            assert!(
+                !(lifetimes_meet && bytes_meet),
+                "{what}: tensors {i} and {j} share bytes"
+            );
+        }
+    }
+}
+
+/// The largest total rounded size live at one node, node by node.
+fn brute_force_peak(tensors: &[TensorLifetime], alignment: usize) -> usize {
+    let mut nodes: Vec<usize> = tensors.iter().map(|t| t.first_use).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes
+        .iter()
+        .map(|&node| {
+            tensors
+                .iter()
+                .filter(|t| t.first_use <= node && node <= t.last_use)
+                .map(|t| rounded(t.size, alignment))
+                .sum::<usize>()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The report's own claims: bound between peak and arena, optimality flag
+/// consistent, node budget respected.
+fn assert_report(
+    tensors: &[TensorLifetime],
+    report: &PlanReport,
+    options: &PlanOptions,
+    what: &str,
+) {
+    assert_sound(tensors, &report.plan, options.alignment, what);
+    let peak = brute_force_peak(tensors, options.alignment);
+    assert!(
+        report.lower_bound >= peak,
+        "{what}: lower bound below the peak"
+    );
+    assert!(
+        report.lower_bound <= report.plan.arena_size,
+        "{what}: lower bound above the arena"
+    );
+    assert_eq!(
+        report.proven_optimal,
+        report.lower_bound == report.plan.arena_size,
+        "{what}: optimality flag"
+    );
+    if let Some(limit) = options.budget.nodes {
+        assert!(report.search_nodes <= limit, "{what}: node budget exceeded");
+    }
+    if options.strategy != Strategy::Search {
+        assert_eq!(report.search_nodes, 0, "{what}: nodes without a search");
+    }
+}
+
+/// Up to 40 tensors over up to 30 nodes; some zero-size, some repeated sizes.
+fn random_tensors(rng: &mut Rng) -> Vec<TensorLifetime> {
+    let count = rng.below(41);
+    let nodes = 1 + rng.below(30);
+    (0..count)
+        .map(|_| {
+            let a = rng.below(nodes);
+            let b = rng.below(nodes);
+            let size = match rng.below(8) {
+                0 => 0,
+                1 => 64,
+                _ => 1 + rng.below(1000),
+            };
+            TensorLifetime::new(size, a.min(b), a.max(b))
+        })
+        .collect()
+}
+
+/// Rows of a CSV file with a header; a non-numeric field (an id) reads as 0.
+fn read_csv(path: &str) -> Vec<Vec<usize>> {
+    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
+    text.lines()
+        .skip(1)
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            line.split(',')
+                .map(|field| field.trim().parse().unwrap_or(0))
+                .collect()
+        })
+        .collect()
+}
+
+/// MiniMalloc's `id,lower,upper,size`: `upper` is exclusive.
+fn minimalloc(name: &str) -> Vec<TensorLifetime> {
+    read_csv(&format!("data/minimalloc/{name}"))
+        .iter()
+        .map(|row| TensorLifetime::new(row[3], row[1], row[2] - 1))
+        .collect()
+}
+
+/// XNNPACK tables: `size,first_use,last_use`, inclusive.
+fn network(name: &str) -> Vec<TensorLifetime> {
+    read_csv(&format!("data/networks/{name}"))
+        .iter()
+        .map(|row| TensorLifetime::new(row[0], row[1], row[2]))
+        .collect()
+}
+
+fn data_files() -> Vec<(String, Vec<TensorLifetime>)> {
+    let mut files: Vec<(String, Vec<TensorLifetime>)> = "ABCDEFGHIJK"
+        .chars()
+        .map(|c| {
+            let name = format!("challenging/{c}.1048576.csv");
+            (name.clone(), minimalloc(&name))
+        })
+        .collect();
+    files.push((
+        "examples/input.12.csv".into(),
+        minimalloc("examples/input.12.csv"),
+    ));
+    for name in [
+        "mobilenet_v1_fp32.csv",
+        "mobilenet_v2_fp32.csv",
+        "mobilenet_v3_large_fp32.csv",
+        "mobilenet_v3_small_fp32.csv",
+    ] {
+        files.push((name.into(), network(name)));
+    }
+    files
+}
+
+// ---------------------------------------------------------------------------
+// Soundness of every strategy
+// ---------------------------------------------------------------------------
+
+#[test]
+fn every_strategy_is_sound_on_the_data_files() {
+    for (name, tensors) in data_files() {
+        for alignment in [1, 64, 4096] {
+            for strategy in STRATEGIES {
+                let options = options(strategy, alignment, 500);
+                let report = try_plan_offsets_with(&tensors, &options).expect("valid input");
+                assert_report(
+                    &tensors,
+                    &report,
+                    &options,
+                    &format!("{name} {strategy:?} a={alignment}"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_strategy_is_sound_on_seeded_random_tables() {
+    for seed in 0..300 {
+        let mut rng = Rng::new(seed);
+        let tensors = random_tensors(&mut rng);
+        let alignment = [1, 2, 8, 64][rng.below(4)];
+        for strategy in STRATEGIES {
+            let options = options(strategy, alignment, 2_000);
+            let report = try_plan_offsets_with(&tensors, &options).expect("valid input");
+            assert_report(
+                &tensors,
+                &report,
+                &options,
+                &format!("seed {seed} {strategy:?} a={alignment}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn the_search_never_loses_to_the_heuristic_and_the_heuristic_never_loses_to_nothing() {
+    for seed in 0..100 {
+        let mut rng = Rng::new(1_000 + seed);
+        let tensors = random_tensors(&mut rng);
+        let heuristic = try_plan_offsets_with(&tensors, &options(Strategy::Heuristic, 1, 0))
+            .expect("valid input");
+        let search = try_plan_offsets_with(&tensors, &options(Strategy::Search, 1, 1_000))
+            .expect("valid input");
+        assert!(
+            search.plan.arena_size <= heuristic.plan.arena_size,
+            "seed {seed}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Greedy is the specification's planner
+// ---------------------------------------------------------------------------
+
+#[test]
+fn greedy_at_alignment_one_is_the_specification_planner_bit_for_bit() {
+    let mut cases: Vec<Vec<TensorLifetime>> = data_files().into_iter().map(|(_, t)| t).collect();
+    for seed in 0..300 {
+        cases.push(random_tensors(&mut Rng::new(5_000 + seed)));
+    }
+    for tensors in cases {
+        let expected = try_plan_offsets(&tensors).expect("valid input");
+        let report = try_plan_offsets_with(&tensors, &PlanOptions::default()).expect("valid input");
+        assert_eq!(report.plan, expected);
+        assert_eq!(report.search_nodes, 0);
+    }
+}
+
+#[test]
+fn the_default_options_are_greedy_without_alignment() {
+    let options = PlanOptions::default();
+    assert_eq!(options.strategy, Strategy::Greedy);
+    assert_eq!(options.alignment, 1);
+}
+
+// ---------------------------------------------------------------------------
+// Alignment
+// ---------------------------------------------------------------------------
+
+#[test]
+fn alignment_must_be_a_power_of_two() {
+    let tensors = [TensorLifetime::new(10, 0, 1)];
+    for alignment in [0, 3, 6, 48, 100, usize::MAX] {
+        for strategy in STRATEGIES {
+            let result = try_plan_offsets_with(&tensors, &options(strategy, alignment, 10));
+            assert_eq!(result, Err(PlanError::InvalidAlignment { alignment }));
+        }
+    }
+    let error = PlanError::InvalidAlignment { alignment: 48 };
+    assert_eq!(error.index(), None);
+    assert!(error.to_string().contains("48"));
+}
+
+#[test]
+fn rounding_a_size_past_usize_max_names_the_tensor() {
+    let tensors = [
+        TensorLifetime::new(8, 0, 0),
+        TensorLifetime::new(usize::MAX - 2, 1, 1),
+    ];
+    for strategy in STRATEGIES {
+        let result = try_plan_offsets_with(&tensors, &options(strategy, 8, 10));
+        assert_eq!(result, Err(PlanError::Overflow { tensor: 1 }));
+    }
+    // At alignment 1 nothing is rounded, and a lone huge tensor fits.
+    let report = try_plan_offsets_with(&tensors, &options(Strategy::Heuristic, 1, 10))
+        .expect("fits without rounding");
+    assert_eq!(report.plan.arena_size, usize::MAX - 2);
+}
+
+#[test]
+fn an_empty_lifetime_is_refused_by_every_strategy() {
+    let tensors = [TensorLifetime::new(8, 0, 0), TensorLifetime::new(8, 3, 2)];
+    for strategy in STRATEGIES {
+        let result = try_plan_offsets_with(&tensors, &options(strategy, 4, 10));
+        assert_eq!(
+            result,
+            Err(PlanError::InvalidLifetime {
+                tensor: 1,
+                first_use: 3,
+                last_use: 2
+            })
+        );
+    }
+}
+
+#[test]
+fn aligned_sizes_are_what_the_arena_counts() {
+    // 100 and 80 bytes meet at node 1; at alignment 64 they take 128 each.
+    let tensors = [
+        TensorLifetime::new(100, 0, 1),
+        TensorLifetime::new(80, 1, 2),
+        TensorLifetime::new(0, 0, 2),
+        TensorLifetime::new(60, 2, 3),
+    ];
+    for strategy in STRATEGIES {
+        let options = options(strategy, 64, 1_000);
+        let report = try_plan_offsets_with(&tensors, &options).expect("valid input");
+        assert_report(&tensors, &report, &options, &format!("{strategy:?}"));
+        assert_eq!(report.plan.arena_size, 256, "{strategy:?}");
+        assert_eq!(report.plan.offsets[2], 0, "{strategy:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The search
+// ---------------------------------------------------------------------------
+
+/// The minimum arena by trying every aligned offset of every tensor, with
+/// pruning by the best arena so far.
+fn brute_force_minimum(tensors: &[TensorLifetime], alignment: usize) -> usize {
+    fn extend(
+        tensors: &[(usize, usize, usize)],
+        alignment: usize,
+        offsets: &mut Vec<usize>,
+        top: usize,
+        best: &mut usize,
+    ) {
+        let k = offsets.len();
+        if k == tensors.len() {
+            *best = (*best).min(top);
+            return;
+        }
+        let (size, first, last) = tensors[k];
+        let mut offset = 0;
+        while offset + size < *best {
+            let clear = (0..k).all(|j| {
+                let (other, f, l) = tensors[j];
+                !(first <= l && f <= last)
+                    || offset + size <= offsets[j]
+                    || offsets[j] + other <= offset
+            });
+            if clear {
+                offsets.push(offset);
+                extend(tensors, alignment, offsets, top.max(offset + size), best);
+                offsets.pop();
+            }
+            offset += alignment;
+        }
+    }
+    let planned: Vec<(usize, usize, usize)> = tensors
+        .iter()
+        .filter(|t| t.size > 0)
+        .map(|t| (rounded(t.size, alignment), t.first_use, t.last_use))
+        .collect();
+    let mut best = planned.iter().map(|t| t.0).sum::<usize>() + 1;
+    extend(&planned, alignment, &mut Vec::new(), 0, &mut best);
+    best.min(planned.iter().map(|t| t.0).sum())
+}
+
+/// Up to 7 tensors of 0 to 5 bytes over up to 5 nodes.
+fn small_tensors(rng: &mut Rng) -> Vec<TensorLifetime> {
+    let count = 1 + rng.below(7);
+    let nodes = 1 + rng.below(5);
+    (0..count)
+        .map(|_| {
+            let a = rng.below(nodes);
+            let b = rng.below(nodes);
+            TensorLifetime::new(rng.below(6), a.min(b), a.max(b))
+        })
+        .collect()
+}
+
+#[test]
+fn the_search_proves_the_brute_force_minimum_on_small_instances() {
+    for seed in 0..400 {
+        let mut rng = Rng::new(20_000 + seed);
+        let tensors = small_tensors(&mut rng);
+        let alignment = [1, 1, 2, 4][rng.below(4)];
+        let options = options(Strategy::Search, alignment, 1_000_000);
+        let report = try_plan_offsets_with(&tensors, &options).expect("valid input");
+        assert_report(&tensors, &report, &options, &format!("seed {seed}"));
+        let minimum = brute_force_minimum(&tensors, alignment);
+        assert!(
+            report.proven_optimal,
+            "seed {seed}: not proven within the budget"
+        );
+        assert_eq!(report.plan.arena_size, minimum, "seed {seed}: {tensors:?}");
+    }
+}
+
+#[test]
+fn every_lower_bound_is_at_most_the_brute_force_minimum() {
+    for seed in 0..300 {
+        let mut rng = Rng::new(40_000 + seed);
+        let tensors = small_tensors(&mut rng);
+        let minimum = brute_force_minimum(&tensors, 1);
+        // Tiny budgets: the search stops early, its bound must still hold.
+        for nodes in [0, 1, 5, 50] {
+            for strategy in STRATEGIES {
+                let report = try_plan_offsets_with(&tensors, &options(strategy, 1, nodes))
+                    .expect("valid input");
+                assert!(
+                    report.lower_bound <= minimum,
+                    "seed {seed} {strategy:?} {nodes}"
+                );
+                assert!(
+                    report.plan.arena_size >= minimum,
+                    "seed {seed} {strategy:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_node_budget_gives_the_same_result_every_time() {
+    let tensors = minimalloc("challenging/D.1048576.csv");
+    for nodes in [0, 1, 100, 3_000] {
+        let options = options(Strategy::Search, 1, nodes);
+        let first = try_plan_offsets_with(&tensors, &options).expect("valid input");
+        let second = try_plan_offsets_with(&tensors, &options).expect("valid input");
+        assert_eq!(first, second, "budget {nodes}");
+        assert_eq!(
+            first.search_nodes, nodes,
+            "D is not solved in {nodes} nodes"
+        );
+    }
+}
+
+#[test]
+fn a_time_budget_alone_still_returns_a_sound_plan() {
+    let tensors = minimalloc("challenging/J.1048576.csv");
+    let options = PlanOptions {
+        alignment: 1,
+        strategy: Strategy::Search,
+        budget: SearchBudget {
+            time: Some(std::time::Duration::from_millis(20)),
+            nodes: None,
+        },
+    };
+    let report = try_plan_offsets_with(&tensors, &options).expect("valid input");
+    assert_report(&tensors, &report, &options, "J with 20 ms");
+}
