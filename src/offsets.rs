@@ -296,7 +296,9 @@ impl PlacedIndex {
 /// wins a tie, so the leading interval wins any tie it is part of. With no
 /// fitting interval the tensor goes at the end of the last block.
 pub(crate) fn best_fit(blocks: &mut [(usize, usize)], size: usize) -> usize {
-    blocks.sort_unstable();
+    // By start only: among equal starts the first one closes any gap before
+    // it and the rest cannot open one, so their order does not matter.
+    blocks.sort_unstable_by_key(|&(start, _)| start);
     let mut best: Option<(usize, usize)> = None; // (gap length, offset)
     let mut covered_to = 0usize; // end of the coalesced block so far
     for &(start, end) in blocks.iter() {
