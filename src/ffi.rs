@@ -116,6 +116,14 @@ pub struct aether_error_detail {
 
 /// Runs `body` and turns a panic into `AETHER_STATUS_PANIC`.
 fn guard(body: impl FnOnce() -> Result<(), aether_status>) -> aether_status {
+    let body = || {
+        // Test builds only: prove that a panic deep in a call stays inside.
+        #[cfg(feature = "panic-injection")]
+        if std::env::var_os("AETHER_INJECT_PANIC").is_some() {
+            panic!("panic injected by AETHER_INJECT_PANIC");
+        }
+        body()
+    };
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => AETHER_STATUS_OK,
         Ok(Err(status)) => status,

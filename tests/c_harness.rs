@@ -34,36 +34,36 @@ fn run(command: &mut Command) -> String {
     text
 }
 
+/// Builds the libraries from the current source into `target_dir` with
+/// `features`, and links the shared one under its SONAME.
+fn build_artifacts(name: &str, features: &str) -> Artifacts {
+    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let cargo = option_env!("CARGO").unwrap_or("cargo");
+    run(Command::new(cargo)
+        .current_dir(ROOT)
+        .args(["build", "--lib", "--package", "aether-planner"])
+        .args(["--features", features, "--target-dir"])
+        .arg(&target_dir)
+        .env_remove("CARGO_TARGET_DIR"));
+    let lib_dir = target_dir.join("debug");
+    let work = target_dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    // The loader looks the library up by its SONAME.
+    let shared_lib = lib_dir.join("libaether_planner.so");
+    let link = work.join(SONAME);
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&shared_lib, &link).unwrap();
+    Artifacts {
+        static_lib: lib_dir.join("libaether_planner.a"),
+        shared_lib,
+        work,
+    }
+}
+
+/// The libraries as a C program links them.
 fn artifacts() -> &'static Artifacts {
     static ARTIFACTS: OnceLock<Artifacts> = OnceLock::new();
-    ARTIFACTS.get_or_init(|| {
-        let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-harness");
-        let cargo = option_env!("CARGO").unwrap_or("cargo");
-        run(Command::new(cargo)
-            .current_dir(ROOT)
-            .args([
-                "build",
-                "--lib",
-                "--package",
-                "aether-planner",
-                "--target-dir",
-            ])
-            .arg(&target_dir)
-            .env_remove("CARGO_TARGET_DIR"));
-        let lib_dir = target_dir.join("debug");
-        let work = target_dir.join("work");
-        std::fs::create_dir_all(&work).unwrap();
-        // The loader looks the library up by its SONAME.
-        let shared_lib = lib_dir.join("libaether_planner.so");
-        let link = work.join(SONAME);
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(&shared_lib, &link).unwrap();
-        Artifacts {
-            static_lib: lib_dir.join("libaether_planner.a"),
-            shared_lib,
-            work,
-        }
-    })
+    ARTIFACTS.get_or_init(|| build_artifacts("c-harness", ""))
 }
 
 /// The C or C++ compiler the `cc` crate picks for this target.
@@ -86,17 +86,24 @@ fn strict<'a>(command: &'a mut Command, standard: &str) -> &'a mut Command {
         .arg(format!("-I{ROOT}/include"))
 }
 
-/// Compiles `c_tests/test_planner.c` into `name`, linked by `link_args`, runs
+/// Compiles `c_tests/{program}.c` into `exe`, linked by `link_args`, runs
 /// it, and checks that every check passed.
-fn build_and_run_c_tests(name: &str, link_args: &[String]) {
-    let exe = artifacts().work.join(name);
+fn build_and_run(program: &str, exe: &Path, link_args: &[String]) {
     run(strict(&mut compiler(false), "c99")
-        .arg(format!("{ROOT}/c_tests/test_planner.c"))
+        .arg(format!("{ROOT}/c_tests/{program}.c"))
         .arg("-o")
-        .arg(&exe)
+        .arg(exe)
         .args(link_args));
-    let out = run(&mut Command::new(&exe));
-    assert!(out.contains(" passed, 0 failed"), "{name}:\n{out}");
+    let out = run(&mut Command::new(exe));
+    assert!(
+        out.contains(" passed, 0 failed"),
+        "{}:\n{out}",
+        exe.display()
+    );
+}
+
+fn build_and_run_c_tests(name: &str, link_args: &[String]) {
+    build_and_run("test_planner", &artifacts().work.join(name), link_args);
 }
 
 #[test]
@@ -163,4 +170,16 @@ fn the_shared_library_exports_only_aether_symbols_and_has_a_soname() {
         dynamic.contains(&format!("Library soname: [{SONAME}]")),
         "{dynamic}"
     );
+}
+
+#[test]
+fn a_panic_inside_any_entry_point_becomes_a_status_and_the_process_goes_on() {
+    let injected = build_artifacts("c-harness-panic", "panic-injection");
+    let link = [
+        injected.static_lib.display().to_string(),
+        "-lpthread".into(),
+        "-ldl".into(),
+        "-lm".into(),
+    ];
+    build_and_run("test_panic", &injected.work.join("test_panic"), &link);
 }
