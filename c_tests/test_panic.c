@@ -29,7 +29,13 @@ static void call_every_entry_point(aether_status expected) {
   size_t offsets[2] = {77, 77}, value = 77, labels[3] = {77, 77, 77};
   aether_edge out[2] = {{77, 77}, {77, 77}};
   aether_error_detail detail = {77, 77};
+  aether_plan_options options;
+  aether_plan_report report;
   int untouched_if_panic;
+
+  aether_plan_options_init(&options);
+  report.struct_size = sizeof report;
+  report.arena_size = 77;
 
   check(aether_plan_offsets(tensors, 2, offsets, &value) == expected, "aether_plan_offsets");
   check(aether_peak_live_bytes(tensors, 2, &value) == expected, "aether_peak_live_bytes");
@@ -42,8 +48,13 @@ static void call_every_entry_point(aether_status expected) {
   check(aether_transitive_reduction_explain(3, edges, 2, &detail) == expected,
         "aether_transitive_reduction_explain");
   check(aether_islands_explain(3, incidences, 1, &detail) == expected, "aether_islands_explain");
+  check(aether_plan_offsets_with(tensors, 2, &options, offsets, &report) == expected,
+        "aether_plan_offsets_with");
+  check(aether_plan_offsets_with_explain(tensors, 2, &options, &detail) == expected,
+        "aether_plan_offsets_with_explain");
   untouched_if_panic = offsets[0] == 77 && offsets[1] == 77 && value == 77 && labels[0] == 77 &&
-                       out[0].source == 77 && detail.status == 77;
+                       out[0].source == 77 && detail.status == 77 &&
+                       report.arena_size == 77;
   check(expected != AETHER_STATUS_PANIC || untouched_if_panic, "outputs untouched after a panic");
 }
 

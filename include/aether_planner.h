@@ -34,6 +34,28 @@
 #define AETHER_PLANNER_VERSION_PATCH 0
 #define AETHER_PLANNER_VERSION_STRING "0.1.0"
 
+/**
+ * `aether_plan_options::strategy`: the specification's greedy planner.
+ */
+#define AETHER_STRATEGY_GREEDY 0
+
+/**
+ * `aether_plan_options::strategy`: the best of several orderings and
+ * placement rules, then local improvement.
+ */
+#define AETHER_STRATEGY_HEURISTIC 1
+
+/**
+ * `aether_plan_options::strategy`: exact anytime branch and bound within the
+ * budgets, started from the heuristic's plan.
+ */
+#define AETHER_STRATEGY_SEARCH 2
+
+/**
+ * A budget field's value for "no limit".
+ */
+#define AETHER_BUDGET_UNLIMITED UINT64_MAX
+
 
 
 
@@ -64,6 +86,82 @@ typedef struct aether_tensor_lifetime {
 } aether_tensor_lifetime;
 
 /**
+ * How `aether_plan_offsets_with` plans. Initialise with
+ * `aether_plan_options_init`, then change the fields you need: the struct
+ * may grow at its end in later versions, and `struct_size` tells the library
+ * which version the caller compiled against.
+ */
+typedef struct aether_plan_options {
+  /**
+   * `sizeof(aether_plan_options)` as the caller compiled it. Bytes past the
+   * fields this library knows must be zero.
+   */
+  size_t struct_size;
+  /**
+   * Every offset is a multiple of this power of two, and the arena is
+   * computed on sizes rounded up to it. 1: no alignment.
+   */
+  size_t alignment;
+  /**
+   * `AETHER_STRATEGY_GREEDY` (default), `_HEURISTIC` or `_SEARCH`.
+   */
+  uint32_t strategy;
+  /**
+   * Search time limit in milliseconds, or `AETHER_BUDGET_UNLIMITED`
+   * (default). A time limit makes the plan depend on the machine.
+   */
+  uint64_t budget_ms;
+  /**
+   * Search node limit, or `AETHER_BUDGET_UNLIMITED`. The default, one
+   * million, gives the same plan on every machine.
+   */
+  uint64_t budget_nodes;
+} aether_plan_options;
+
+/**
+ * What `aether_plan_offsets_with` found. Set `struct_size` to
+ * `sizeof(aether_plan_report)` before the call.
+ */
+typedef struct aether_plan_report {
+  /**
+   * `sizeof(aether_plan_report)` as the caller compiled it.
+   */
+  size_t struct_size;
+  /**
+   * Bytes the arena needs.
+   */
+  size_t arena_size;
+  /**
+   * A proven lower bound on the arena of every sound plan at this
+   * alignment: at least the peak of live (rounded) bytes.
+   */
+  size_t lower_bound;
+  /**
+   * 1 if `arena_size == lower_bound`, so no smaller arena exists; else 0.
+   */
+  uint32_t proven_optimal;
+  /**
+   * Search nodes visited (0 unless the strategy is search).
+   */
+  uint64_t search_nodes;
+} aether_plan_report;
+
+/**
+ * What went wrong in a call, as reported by the `aether_*_explain` functions.
+ */
+typedef struct aether_error_detail {
+  /**
+   * The status the explained call returns for these inputs.
+   */
+  aether_status status;
+  /**
+   * The index of the input element at fault (tensor, edge or incidence),
+   * or `AETHER_NO_INDEX` when no single element caused the status.
+   */
+  size_t index;
+} aether_error_detail;
+
+/**
  * A DAG edge `source -> target`; nodes are numbered topologically, so
  * `source < target`.
  */
@@ -91,21 +189,6 @@ typedef struct aether_incidence {
    */
   size_t b;
 } aether_incidence;
-
-/**
- * What went wrong in a call, as reported by the `aether_*_explain` functions.
- */
-typedef struct aether_error_detail {
-  /**
-   * The status the explained call returns for these inputs.
-   */
-  aether_status status;
-  /**
-   * The index of the input element at fault (tensor, edge or incidence),
-   * or `AETHER_NO_INDEX` when no single element caused the status.
-   */
-  size_t index;
-} aether_error_detail;
 
 /**
  * Success: every output was written.
@@ -159,6 +242,18 @@ typedef struct aether_error_detail {
  */
 #define AETHER_STATUS_MISALIGNED_POINTER 9
 
+/**
+ * A plan alignment is 0 or not a power of two.
+ */
+#define AETHER_STATUS_INVALID_ALIGNMENT 10
+
+/**
+ * An options or report struct is not one this library knows: its
+ * `struct_size` is too small, an unknown field is set, or a strategy code is
+ * unknown.
+ */
+#define AETHER_STATUS_INVALID_OPTIONS 11
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -183,6 +278,52 @@ aether_status aether_plan_offsets(const struct aether_tensor_lifetime *tensors,
                                   size_t tensor_count,
                                   size_t *offsets_out,
                                   size_t *arena_size_out);
+
+/**
+ * Fills `options` with the defaults (greedy, no alignment, a budget of one
+ * million search nodes and no time limit) and this version's `struct_size`.
+ * Does nothing if `options` is NULL.
+ *
+ * # Safety
+ * `options` is NULL or points to one writable `aether_plan_options`.
+ */
+void aether_plan_options_init(struct aether_plan_options *options);
+
+/**
+ * Plans offsets with an alignment and a strategy: `greedy` is
+ * `aether_plan_offsets` on sizes rounded up to the alignment; `heuristic`
+ * keeps the best of several orderings and placement rules; `search` looks
+ * for the minimum arena within its budgets and says whether it proved it.
+ * Every strategy is sound.
+ *
+ * `options` comes from `aether_plan_options_init`; `offsets_out` has
+ * `tensor_count` elements; `report_out->struct_size` must be set. Errors:
+ * those of `aether_plan_offsets`, `INVALID_ALIGNMENT`, `INVALID_OPTIONS`.
+ *
+ * # Safety
+ * As for `aether_plan_offsets`; `options` points to an initialised
+ * `aether_plan_options` and `report_out` to one writable
+ * `aether_plan_report`.
+ */
+aether_status aether_plan_offsets_with(const struct aether_tensor_lifetime *tensors,
+                                       size_t tensor_count,
+                                       const struct aether_plan_options *options,
+                                       size_t *offsets_out,
+                                       struct aether_plan_report *report_out);
+
+/**
+ * Explains what `aether_plan_offsets_with` returns for these inputs and
+ * options (its outputs aside): the status and the index of the tensor at
+ * fault (or `AETHER_NO_INDEX`).
+ *
+ * # Safety
+ * As for `aether_plan_offsets_with`; `detail_out` points to one writable
+ * `aether_error_detail`.
+ */
+aether_status aether_plan_offsets_with_explain(const struct aether_tensor_lifetime *tensors,
+                                               size_t tensor_count,
+                                               const struct aether_plan_options *options,
+                                               struct aether_error_detail *detail_out);
 
 /**
  * The largest total size of tensors live at one node: the lower bound every

@@ -29,7 +29,8 @@ use core::mem::{align_of, size_of};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::{
-    try_islands, try_peak_live_bytes, try_plan_offsets, try_transitive_reduction, PlanError,
+    try_islands, try_peak_live_bytes, try_plan_offsets, try_plan_offsets_with,
+    try_transitive_reduction, PlanError, PlanOptions, PlanReport, SearchBudget, Strategy,
     TensorLifetime,
 };
 
@@ -59,6 +60,23 @@ pub const AETHER_STATUS_OUT_OF_MEMORY: aether_status = 7;
 pub const AETHER_STATUS_PANIC: aether_status = 8;
 /// An array pointer is not aligned for its element type.
 pub const AETHER_STATUS_MISALIGNED_POINTER: aether_status = 9;
+/// A plan alignment is 0 or not a power of two.
+pub const AETHER_STATUS_INVALID_ALIGNMENT: aether_status = 10;
+/// An options or report struct is not one this library knows: its
+/// `struct_size` is too small, an unknown field is set, or a strategy code is
+/// unknown.
+pub const AETHER_STATUS_INVALID_OPTIONS: aether_status = 11;
+
+/// `aether_plan_options::strategy`: the specification's greedy planner.
+pub const AETHER_STRATEGY_GREEDY: u32 = 0;
+/// `aether_plan_options::strategy`: the best of several orderings and
+/// placement rules, then local improvement.
+pub const AETHER_STRATEGY_HEURISTIC: u32 = 1;
+/// `aether_plan_options::strategy`: exact anytime branch and bound within the
+/// budgets, started from the heuristic's plan.
+pub const AETHER_STRATEGY_SEARCH: u32 = 2;
+/// A budget field's value for "no limit".
+pub const AETHER_BUDGET_UNLIMITED: u64 = u64::MAX;
 
 /// The label of a node that is in no incidence, hence in no island.
 pub const AETHER_NO_ISLAND: usize = usize::MAX;
@@ -108,6 +126,47 @@ pub struct aether_error_detail {
     /// The index of the input element at fault (tensor, edge or incidence),
     /// or `AETHER_NO_INDEX` when no single element caused the status.
     pub index: usize,
+}
+
+/// How `aether_plan_offsets_with` plans. Initialise with
+/// `aether_plan_options_init`, then change the fields you need: the struct
+/// may grow at its end in later versions, and `struct_size` tells the library
+/// which version the caller compiled against.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct aether_plan_options {
+    /// `sizeof(aether_plan_options)` as the caller compiled it. Bytes past the
+    /// fields this library knows must be zero.
+    pub struct_size: usize,
+    /// Every offset is a multiple of this power of two, and the arena is
+    /// computed on sizes rounded up to it. 1: no alignment.
+    pub alignment: usize,
+    /// `AETHER_STRATEGY_GREEDY` (default), `_HEURISTIC` or `_SEARCH`.
+    pub strategy: u32,
+    /// Search time limit in milliseconds, or `AETHER_BUDGET_UNLIMITED`
+    /// (default). A time limit makes the plan depend on the machine.
+    pub budget_ms: u64,
+    /// Search node limit, or `AETHER_BUDGET_UNLIMITED`. The default, one
+    /// million, gives the same plan on every machine.
+    pub budget_nodes: u64,
+}
+
+/// What `aether_plan_offsets_with` found. Set `struct_size` to
+/// `sizeof(aether_plan_report)` before the call.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct aether_plan_report {
+    /// `sizeof(aether_plan_report)` as the caller compiled it.
+    pub struct_size: usize,
+    /// Bytes the arena needs.
+    pub arena_size: usize,
+    /// A proven lower bound on the arena of every sound plan at this
+    /// alignment: at least the peak of live (rounded) bytes.
+    pub lower_bound: usize,
+    /// 1 if `arena_size == lower_bound`, so no smaller arena exists; else 0.
+    pub proven_optimal: u32,
+    /// Search nodes visited (0 unless the strategy is search).
+    pub search_nodes: u64,
 }
 
 // ---------------------------------------------------------------------------
@@ -203,6 +262,7 @@ fn status_of(error: &PlanError) -> aether_status {
             AETHER_STATUS_NODE_OUT_OF_RANGE
         }
         PlanError::OutOfMemory { .. } => AETHER_STATUS_OUT_OF_MEMORY,
+        PlanError::InvalidAlignment { .. } => AETHER_STATUS_INVALID_ALIGNMENT,
         #[allow(unreachable_patterns)] // PlanError is non_exhaustive
         _ => AETHER_STATUS_PANIC,
     }
@@ -237,6 +297,51 @@ unsafe fn compute_plan(
     check_array(tensors, tensor_count).map_err(no_index)?;
     let tensors = read_array(tensors, tensor_count, tensor_of).map_err(no_index)?;
     outcome(try_plan_offsets(&tensors))
+}
+
+/// The options a C caller asked for, or why they are not acceptable.
+///
+/// # Safety
+/// `options` points to `options->struct_size` readable bytes.
+unsafe fn read_options(options: *const aether_plan_options) -> Result<PlanOptions, aether_status> {
+    check_array(options, 1)?;
+    let declared = (*options).struct_size;
+    let known = size_of::<aether_plan_options>();
+    if declared < known {
+        return Err(AETHER_STATUS_INVALID_OPTIONS);
+    }
+    // A newer caller's extra fields are accepted only at their zero default.
+    let tail = core::slice::from_raw_parts(options.cast::<u8>().add(known), declared - known);
+    if tail.iter().any(|&byte| byte != 0) {
+        return Err(AETHER_STATUS_INVALID_OPTIONS);
+    }
+    let options = options.read();
+    let strategy = match options.strategy {
+        AETHER_STRATEGY_GREEDY => Strategy::Greedy,
+        AETHER_STRATEGY_HEURISTIC => Strategy::Heuristic,
+        AETHER_STRATEGY_SEARCH => Strategy::Search,
+        _ => return Err(AETHER_STATUS_INVALID_OPTIONS),
+    };
+    let limit = |value: u64| (value != AETHER_BUDGET_UNLIMITED).then_some(value);
+    Ok(PlanOptions {
+        alignment: options.alignment,
+        strategy,
+        budget: SearchBudget {
+            time: limit(options.budget_ms).map(core::time::Duration::from_millis),
+            nodes: limit(options.budget_nodes),
+        },
+    })
+}
+
+unsafe fn compute_plan_with(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    options: *const aether_plan_options,
+) -> Outcome<PlanReport> {
+    let options = read_options(options).map_err(no_index)?;
+    check_array(tensors, tensor_count).map_err(no_index)?;
+    let tensors = read_array(tensors, tensor_count, tensor_of).map_err(no_index)?;
+    outcome(try_plan_offsets_with(&tensors, &options))
 }
 
 unsafe fn compute_peak(
@@ -316,6 +421,90 @@ pub unsafe extern "C" fn aether_plan_offsets(
         write_array(offsets_out, &plan.offsets);
         arena_size_out.write(plan.arena_size);
         Ok(())
+    })
+}
+
+/// Fills `options` with the defaults (greedy, no alignment, a budget of one
+/// million search nodes and no time limit) and this version's `struct_size`.
+/// Does nothing if `options` is NULL.
+///
+/// # Safety
+/// `options` is NULL or points to one writable `aether_plan_options`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_options_init(options: *mut aether_plan_options) {
+    let _ = guard(|| {
+        check_value(options)?;
+        let defaults = PlanOptions::default();
+        let limit = |value: Option<u64>| value.unwrap_or(AETHER_BUDGET_UNLIMITED);
+        options.write(aether_plan_options {
+            struct_size: size_of::<aether_plan_options>(),
+            alignment: defaults.alignment,
+            strategy: AETHER_STRATEGY_GREEDY,
+            budget_ms: limit(defaults.budget.time.map(|t| t.as_millis() as u64)),
+            budget_nodes: limit(defaults.budget.nodes),
+        });
+        Ok(())
+    });
+}
+
+/// Plans offsets with an alignment and a strategy: `greedy` is
+/// `aether_plan_offsets` on sizes rounded up to the alignment; `heuristic`
+/// keeps the best of several orderings and placement rules; `search` looks
+/// for the minimum arena within its budgets and says whether it proved it.
+/// Every strategy is sound.
+///
+/// `options` comes from `aether_plan_options_init`; `offsets_out` has
+/// `tensor_count` elements; `report_out->struct_size` must be set. Errors:
+/// those of `aether_plan_offsets`, `INVALID_ALIGNMENT`, `INVALID_OPTIONS`.
+///
+/// # Safety
+/// As for `aether_plan_offsets`; `options` points to an initialised
+/// `aether_plan_options` and `report_out` to one writable
+/// `aether_plan_report`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets_with(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    options: *const aether_plan_options,
+    offsets_out: *mut usize,
+    report_out: *mut aether_plan_report,
+) -> aether_status {
+    guard(|| {
+        check_array(offsets_out, tensor_count)?;
+        check_value(report_out)?;
+        if (*report_out).struct_size < size_of::<aether_plan_report>() {
+            return Err(AETHER_STATUS_INVALID_OPTIONS);
+        }
+        let report =
+            compute_plan_with(tensors, tensor_count, options).map_err(|(status, _)| status)?;
+        write_array(offsets_out, &report.plan.offsets);
+        report_out.write(aether_plan_report {
+            struct_size: size_of::<aether_plan_report>(),
+            arena_size: report.plan.arena_size,
+            lower_bound: report.lower_bound,
+            proven_optimal: report.proven_optimal.into(),
+            search_nodes: report.search_nodes,
+        });
+        Ok(())
+    })
+}
+
+/// Explains what `aether_plan_offsets_with` returns for these inputs and
+/// options (its outputs aside): the status and the index of the tensor at
+/// fault (or `AETHER_NO_INDEX`).
+///
+/// # Safety
+/// As for `aether_plan_offsets_with`; `detail_out` points to one writable
+/// `aether_error_detail`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets_with_explain(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    options: *const aether_plan_options,
+    detail_out: *mut aether_error_detail,
+) -> aether_status {
+    explain(detail_out, || {
+        compute_plan_with(tensors, tensor_count, options)
     })
 }
 
@@ -513,6 +702,12 @@ pub extern "C" fn aether_status_str(status: u32) -> *const c_char {
         AETHER_STATUS_PANIC => c"internal error caught at the library boundary",
         AETHER_STATUS_MISALIGNED_POINTER => {
             c"misaligned pointer: an array is not aligned for its element type"
+        }
+        AETHER_STATUS_INVALID_ALIGNMENT => {
+            c"invalid alignment: a plan alignment must be a power of two"
+        }
+        AETHER_STATUS_INVALID_OPTIONS => {
+            c"invalid options: unknown struct_size, field or strategy in an options or report struct"
         }
         _ => c"unknown status code",
     };

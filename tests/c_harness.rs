@@ -76,3 +76,13 @@ fn a_panic_inside_any_entry_point_becomes_a_status_and_the_process_goes_on() {
         &static_link_args(&injected),
     );
 }
+
+#[test]
+fn plan_options_work_from_c() {
+    let a = artifacts();
+    build_and_run(
+        "test_options",
+        &a.work.join("test_options"),
+        &static_link_args(a),
+    );
+}
