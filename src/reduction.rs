@@ -120,11 +120,12 @@ fn try_zeroed_words(words: usize) -> Result<Vec<u64>, PlanError> {
     }
 }
 
-/// Asks Linux to back a large matrix with transparent huge pages. Touching
-/// a fresh matrix otherwise costs one or two page faults per 4 KiB, which
-/// dominates the time on large sparse graphs. A hint only: failure (another
-/// page size, huge pages disabled) changes nothing but speed.
-fn advise_huge_pages(matrix: &mut [u64]) {
+/// Asks Linux to back a large fresh allocation (a matrix here, the labels in
+/// islands) with transparent huge pages. Touching fresh memory otherwise
+/// costs one or two page faults per 4 KiB, which dominates the time on large
+/// sparse graphs. A hint only: failure (another page size, huge pages
+/// disabled) changes nothing but speed.
+pub(crate) fn advise_huge_pages<T>(matrix: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
         use core::ffi::{c_int, c_void};
@@ -140,6 +141,9 @@ fn advise_huge_pages(matrix: &mut [u64]) {
         }
         let start = (matrix.as_mut_ptr() as usize).next_multiple_of(PAGE);
         let end = (matrix.as_mut_ptr() as usize + bytes) & !(PAGE - 1);
+        if end <= start {
+            return;
+        }
         // SAFETY: the range lies inside memory this vector owns, and
         // MADV_HUGEPAGE changes neither its contents nor its validity.
         unsafe {
