@@ -28,7 +28,7 @@ static void call_every_entry_point(aether_status expected) {
   const aether_incidence incidences[1] = {{0, 1}};
   size_t offsets[2] = {77, 77}, value = 77, labels[3] = {77, 77, 77};
   aether_edge out[2] = {{77, 77}, {77, 77}};
-  aether_error_detail detail = {77, 77};
+  aether_error_detail detail = {77, 77, 77};
   aether_plan_options options;
   aether_plan_report report;
   int untouched_if_panic;

@@ -159,6 +159,11 @@ typedef struct aether_error_detail {
    * or `AETHER_NO_INDEX` when no single element caused the status.
    */
   size_t index;
+  /**
+   * The node the status is about (a node out of range, or one on a
+   * cycle), or `AETHER_NO_INDEX`.
+   */
+  size_t node;
 } aether_error_detail;
 
 /**
@@ -253,6 +258,17 @@ typedef struct aether_incidence {
  * unknown.
  */
 #define AETHER_STATUS_INVALID_OPTIONS 11
+
+/**
+ * The graph has a directed cycle, so it has no transitive reduction as a
+ * DAG; the `*_explain` call names a node on it.
+ */
+#define AETHER_STATUS_CYCLE 12
+
+/**
+ * A count passed as a C `int` is negative.
+ */
+#define AETHER_STATUS_NEGATIVE_COUNT 13
 
 #ifdef __cplusplus
 extern "C" {
@@ -368,6 +384,26 @@ aether_status aether_transitive_reduction(size_t node_count,
                                           size_t *edges_out_count);
 
 /**
+ * The transitive reduction of a DAG numbered in any order: the nodes are
+ * ordered topologically first (Kahn's algorithm), and the result comes back
+ * in the caller's numbering, sorted by `(source, target)`, each edge once.
+ *
+ * Buffers and errors as for `aether_transitive_reduction`, except that an
+ * edge against the numbering is fine and a directed cycle (a self-loop
+ * included) is `AETHER_STATUS_CYCLE`;
+ * `aether_transitive_reduction_any_order_explain` names a node on it.
+ *
+ * # Safety
+ * As for `aether_transitive_reduction`.
+ */
+aether_status aether_transitive_reduction_any_order(size_t node_count,
+                                                    const struct aether_edge *edges,
+                                                    size_t edge_count,
+                                                    struct aether_edge *edges_out,
+                                                    size_t edges_out_capacity,
+                                                    size_t *edges_out_count);
+
+/**
  * Connected components ("islands") of the nodes named by the incidences,
  * labelled canonically: island `k` is the one whose smallest member is the
  * `k`-th smallest among islands, whatever the order and orientation of the
@@ -375,19 +411,51 @@ aether_status aether_transitive_reduction(size_t node_count,
  *
  * `labels_out` has `node_count` elements; on success `labels_out[x]` is node
  * `x`'s island, or `AETHER_NO_ISLAND` for a node in no incidence, and
- * `*island_count_out` the number of islands. Errors: `NULL_POINTER`,
- * `MISALIGNED_POINTER`, `NODE_OUT_OF_RANGE`, `OVERFLOW`, `OUT_OF_MEMORY`.
+ * `*island_count_out` the number of islands. No heap memory is used: the
+ * label array serves as the disjoint-set forest, so it must not overlap
+ * `incidences`. Errors: `NULL_POINTER`, `MISALIGNED_POINTER`,
+ * `NODE_OUT_OF_RANGE`, `OVERFLOW`.
  *
  * # Safety
  * `incidences` points to `incidence_count` readable elements and
  * `labels_out` to `node_count` writable ones (either NULL when its count is
- * 0); `island_count_out` points to one writable `size_t`.
+ * 0), not overlapping; `island_count_out` points to one writable `size_t`.
  */
 aether_status aether_islands(size_t node_count,
                              const struct aether_incidence *incidences,
                              size_t incidence_count,
                              size_t *labels_out,
                              size_t *island_count_out);
+
+/**
+ * Islands in a physics engine's own layout, as `aether_islands` computes
+ * them: `pairs` holds `2 * pair_count` node indices, -1 standing for a
+ * static endpoint (the world) and meaning "the other endpoint"; labels are
+ * written straight into the engine's `int` array, -1 for a node in no
+ * island. The labels equal `aether_islands`' for the same incidences.
+ *
+ * No heap memory is used (the label array is the forest). Errors:
+ * `NULL_POINTER`, `MISALIGNED_POINTER`, `NEGATIVE_COUNT` (`node_count` or
+ * `pair_count` below 0), `NODE_OUT_OF_RANGE` (an index at or beyond
+ * `node_count`, below -1, or a pair of two -1s).
+ *
+ * # Safety
+ * `pairs` points to `2 * pair_count` readable ints and `labels_out` to
+ * `node_count` writable ones (either NULL when its count is 0), not
+ * overlapping; `island_count_out` points to one writable int.
+ */
+aether_status aether_islands_i32(int32_t node_count,
+                                 const int32_t *pairs,
+                                 int32_t pair_count,
+                                 int32_t *labels_out,
+                                 int32_t *island_count_out);
+
+/**
+ * The scratch bytes `aether_islands` and `aether_islands_i32` need beyond
+ * their outputs: none, always 0. Provided so that engines that size every
+ * call's workspace can treat all entry points alike.
+ */
+size_t aether_islands_workspace_size(size_t node_count);
 
 /**
  * Explains what `aether_plan_offsets` returns for these inputs (its output
@@ -428,6 +496,20 @@ aether_status aether_transitive_reduction_explain(size_t node_count,
                                                   const struct aether_edge *edges,
                                                   size_t edge_count,
                                                   struct aether_error_detail *detail_out);
+
+/**
+ * Explains what `aether_transitive_reduction_any_order` returns for these
+ * inputs: the status, the edge at fault (or `AETHER_NO_INDEX`) and, for
+ * `AETHER_STATUS_CYCLE`, a node on the cycle in `node`.
+ *
+ * # Safety
+ * As for `aether_transitive_reduction_any_order`; `detail_out` points to one
+ * writable `aether_error_detail`.
+ */
+aether_status aether_transitive_reduction_any_order_explain(size_t node_count,
+                                                            const struct aether_edge *edges,
+                                                            size_t edge_count,
+                                                            struct aether_error_detail *detail_out);
 
 /**
  * Explains what `aether_islands` returns for these inputs (its outputs

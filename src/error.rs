@@ -68,6 +68,12 @@ pub enum PlanError {
         /// The alignment that was asked for.
         alignment: usize,
     },
+    /// The graph has a directed cycle through `node`, so it has no
+    /// topological order and no transitive reduction of a DAG.
+    Cycle {
+        /// A node on the cycle.
+        node: usize,
+    },
 }
 
 impl PlanError {
@@ -82,7 +88,20 @@ impl PlanError {
                 Some(edge)
             }
             PlanError::IncidenceOutOfRange { incidence, .. } => Some(incidence),
-            PlanError::OutOfMemory { .. } | PlanError::InvalidAlignment { .. } => None,
+            PlanError::OutOfMemory { .. }
+            | PlanError::InvalidAlignment { .. }
+            | PlanError::Cycle { .. } => None,
+        }
+    }
+
+    /// The node the error is about (one out of range, or one on a cycle), or
+    /// `None` when it is about no single node.
+    pub fn node(&self) -> Option<usize> {
+        match *self {
+            PlanError::EdgeOutOfRange { node, .. }
+            | PlanError::IncidenceOutOfRange { node, .. }
+            | PlanError::Cycle { node } => Some(node),
+            _ => None,
         }
     }
 }
@@ -133,6 +152,10 @@ impl fmt::Display for PlanError {
             PlanError::InvalidAlignment { alignment } => {
                 write!(f, "alignment {alignment} is not a power of two")
             }
+            PlanError::Cycle { node } => write!(
+                f,
+                "node {node} is on a directed cycle: the graph has no topological order"
+            ),
         }
     }
 }

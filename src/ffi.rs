@@ -28,9 +28,10 @@ use core::ffi::c_char;
 use core::mem::{align_of, size_of};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use crate::islands::{try_islands_into, validate as validate_incidences, IncidenceList};
 use crate::{
-    try_islands, try_peak_live_bytes, try_plan_offsets, try_plan_offsets_with,
-    try_transitive_reduction, PlanError, PlanOptions, PlanReport, SearchBudget, Strategy,
+    try_peak_live_bytes, try_plan_offsets, try_plan_offsets_with, try_transitive_reduction,
+    try_transitive_reduction_any_order, PlanError, PlanOptions, PlanReport, SearchBudget, Strategy,
     TensorLifetime,
 };
 
@@ -66,6 +67,11 @@ pub const AETHER_STATUS_INVALID_ALIGNMENT: aether_status = 10;
 /// `struct_size` is too small, an unknown field is set, or a strategy code is
 /// unknown.
 pub const AETHER_STATUS_INVALID_OPTIONS: aether_status = 11;
+/// The graph has a directed cycle, so it has no transitive reduction as a
+/// DAG; the `*_explain` call names a node on it.
+pub const AETHER_STATUS_CYCLE: aether_status = 12;
+/// A count passed as a C `int` is negative.
+pub const AETHER_STATUS_NEGATIVE_COUNT: aether_status = 13;
 
 /// `aether_plan_options::strategy`: the specification's greedy planner.
 pub const AETHER_STRATEGY_GREEDY: u32 = 0;
@@ -126,6 +132,9 @@ pub struct aether_error_detail {
     /// The index of the input element at fault (tensor, edge or incidence),
     /// or `AETHER_NO_INDEX` when no single element caused the status.
     pub index: usize,
+    /// The node the status is about (a node out of range, or one on a
+    /// cycle), or `AETHER_NO_INDEX`.
+    pub node: usize,
 }
 
 /// How `aether_plan_offsets_with` plans. Initialise with
@@ -263,6 +272,7 @@ fn status_of(error: &PlanError) -> aether_status {
         }
         PlanError::OutOfMemory { .. } => AETHER_STATUS_OUT_OF_MEMORY,
         PlanError::InvalidAlignment { .. } => AETHER_STATUS_INVALID_ALIGNMENT,
+        PlanError::Cycle { .. } => AETHER_STATUS_CYCLE,
         #[allow(unreachable_patterns)] // PlanError is non_exhaustive
         _ => AETHER_STATUS_PANIC,
     }
@@ -276,16 +286,33 @@ fn tensor_of(t: aether_tensor_lifetime) -> TensorLifetime {
     }
 }
 
-/// The outcome of one call before any output is written: either the
-/// computed value, or a status with the element at fault.
-type Outcome<T> = Result<T, (aether_status, usize)>;
-
-fn outcome<T>(result: Result<T, PlanError>) -> Outcome<T> {
-    result.map_err(|e| (status_of(&e), e.index().unwrap_or(AETHER_NO_INDEX)))
+/// Why a call failed, before any output was written.
+#[derive(Clone, Copy)]
+struct Failure {
+    status: aether_status,
+    /// The input element at fault, or `AETHER_NO_INDEX`.
+    index: usize,
+    /// The node at fault, or `AETHER_NO_INDEX`.
+    node: usize,
 }
 
-fn no_index(status: aether_status) -> (aether_status, usize) {
-    (status, AETHER_NO_INDEX)
+/// The outcome of one call before any output is written.
+type Outcome<T> = Result<T, Failure>;
+
+fn outcome<T>(result: Result<T, PlanError>) -> Outcome<T> {
+    result.map_err(|e| Failure {
+        status: status_of(&e),
+        index: e.index().unwrap_or(AETHER_NO_INDEX),
+        node: e.node().unwrap_or(AETHER_NO_INDEX),
+    })
+}
+
+fn no_index(status: aether_status) -> Failure {
+    Failure {
+        status,
+        index: AETHER_NO_INDEX,
+        node: AETHER_NO_INDEX,
+    }
 }
 
 // Each entry point's computation, shared by the call and its explanation.
@@ -353,24 +380,107 @@ unsafe fn compute_peak(
     outcome(try_peak_live_bytes(&tensors))
 }
 
+/// A reduction of the core: topologically numbered only, or any numbering.
+type Reducer = fn(usize, &[(usize, usize)]) -> Result<Vec<(usize, usize)>, PlanError>;
+
 unsafe fn compute_reduction(
+    reducer: Reducer,
     node_count: usize,
     edges: *const aether_edge,
     edge_count: usize,
 ) -> Outcome<Vec<(usize, usize)>> {
     check_array(edges, edge_count).map_err(no_index)?;
     let edges = read_array(edges, edge_count, |e| (e.source, e.target)).map_err(no_index)?;
-    outcome(try_transitive_reduction(node_count, &edges))
+    outcome(reducer(node_count, &edges))
 }
 
-unsafe fn compute_islands(
+/// Writes a reduction to a caller's buffer of `capacity` edges, or reports
+/// the count it needs.
+///
+/// # Safety
+/// `check_array(edges_out, capacity)` and `check_value(count_out)` succeeded.
+unsafe fn write_reduction(
+    reduced: &[(usize, usize)],
+    edges_out: *mut aether_edge,
+    capacity: usize,
+    count_out: *mut usize,
+) -> Result<(), aether_status> {
+    if reduced.len() > capacity {
+        count_out.write(reduced.len());
+        return Err(AETHER_STATUS_BUFFER_TOO_SMALL);
+    }
+    for (i, &(source, target)) in reduced.iter().enumerate() {
+        edges_out.add(i).write(aether_edge { source, target });
+    }
+    count_out.write(reduced.len());
+    Ok(())
+}
+
+impl IncidenceList for [aether_incidence] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn pair(&self, i: usize) -> (usize, usize) {
+        (self[i].a, self[i].b)
+    }
+}
+
+/// MuJoCo's layout: `2 * count` ints, -1 for a static endpoint (the world),
+/// which stands for the other endpoint. A pair naming no node (two -1s, or
+/// any other negative value) reads as an out-of-range node.
+struct StaticEndpointPairs<'a>(&'a [i32]);
+
+impl IncidenceList for StaticEndpointPairs<'_> {
+    fn count(&self) -> usize {
+        self.0.len() / 2
+    }
+    fn pair(&self, i: usize) -> (usize, usize) {
+        match (self.0[2 * i], self.0[2 * i + 1]) {
+            (a, b) if a >= 0 && b >= 0 => (a as usize, b as usize),
+            (-1, b) if b >= 0 => (b as usize, b as usize),
+            (a, -1) if a >= 0 => (a as usize, a as usize),
+            _ => (usize::MAX, usize::MAX),
+        }
+    }
+}
+
+/// The incidences of an `aether_islands` call, checked and borrowed in place.
+///
+/// # Safety
+/// `incidences` points to `incidence_count` readable elements that no
+/// output of the call overlaps.
+unsafe fn borrow_incidences<'a>(
+    incidences: *const aether_incidence,
+    incidence_count: usize,
+) -> Result<&'a [aether_incidence], aether_status> {
+    check_array(incidences, incidence_count)?;
+    Ok(if incidence_count == 0 {
+        &[]
+    } else {
+        core::slice::from_raw_parts(incidences, incidence_count)
+    })
+}
+
+/// A checked output array as a slice; empty when `count` is 0.
+///
+/// # Safety
+/// `check_array(ptr, count)` succeeded and `ptr` points to `count` writable
+/// elements that no input of the call overlaps.
+unsafe fn output_slice<'a, T>(ptr: *mut T, count: usize) -> &'a mut [T] {
+    if count == 0 {
+        &mut []
+    } else {
+        core::slice::from_raw_parts_mut(ptr, count)
+    }
+}
+
+unsafe fn check_islands(
     node_count: usize,
     incidences: *const aether_incidence,
     incidence_count: usize,
-) -> Outcome<(Vec<Option<usize>>, usize)> {
-    check_array(incidences, incidence_count).map_err(no_index)?;
-    let incidences = read_array(incidences, incidence_count, |i| (i.a, i.b)).map_err(no_index)?;
-    outcome(try_islands(node_count, &incidences))
+) -> Outcome<()> {
+    let incidences = borrow_incidences(incidences, incidence_count).map_err(no_index)?;
+    outcome(validate_incidences(node_count, incidences))
 }
 
 /// Fills `detail_out` with an outcome's status and element index.
@@ -380,11 +490,15 @@ unsafe fn explain<T>(
 ) -> aether_status {
     guard(|| {
         check_value(detail_out)?;
-        let (status, index) = match compute() {
-            Ok(_) => (AETHER_STATUS_OK, AETHER_NO_INDEX),
+        let failure = match compute() {
+            Ok(_) => no_index(AETHER_STATUS_OK),
             Err(failure) => failure,
         };
-        detail_out.write(aether_error_detail { status, index });
+        detail_out.write(aether_error_detail {
+            status: failure.status,
+            index: failure.index,
+            node: failure.node,
+        });
         Ok(())
     })
 }
@@ -417,7 +531,7 @@ pub unsafe extern "C" fn aether_plan_offsets(
     guard(|| {
         check_array(offsets_out, tensor_count)?;
         check_value(arena_size_out)?;
-        let plan = compute_plan(tensors, tensor_count).map_err(|(status, _)| status)?;
+        let plan = compute_plan(tensors, tensor_count).map_err(|f| f.status)?;
         write_array(offsets_out, &plan.offsets);
         arena_size_out.write(plan.arena_size);
         Ok(())
@@ -475,8 +589,7 @@ pub unsafe extern "C" fn aether_plan_offsets_with(
         if (*report_out).struct_size < size_of::<aether_plan_report>() {
             return Err(AETHER_STATUS_INVALID_OPTIONS);
         }
-        let report =
-            compute_plan_with(tensors, tensor_count, options).map_err(|(status, _)| status)?;
+        let report = compute_plan_with(tensors, tensor_count, options).map_err(|f| f.status)?;
         write_array(offsets_out, &report.plan.offsets);
         report_out.write(aether_plan_report {
             struct_size: size_of::<aether_plan_report>(),
@@ -525,7 +638,7 @@ pub unsafe extern "C" fn aether_peak_live_bytes(
 ) -> aether_status {
     guard(|| {
         check_value(peak_out)?;
-        let peak = compute_peak(tensors, tensor_count).map_err(|(status, _)| status)?;
+        let peak = compute_peak(tensors, tensor_count).map_err(|f| f.status)?;
         peak_out.write(peak);
         Ok(())
     })
@@ -561,17 +674,43 @@ pub unsafe extern "C" fn aether_transitive_reduction(
     guard(|| {
         check_array(edges_out, edges_out_capacity)?;
         check_value(edges_out_count)?;
-        let reduced =
-            compute_reduction(node_count, edges, edge_count).map_err(|(status, _)| status)?;
-        if reduced.len() > edges_out_capacity {
-            edges_out_count.write(reduced.len());
-            return Err(AETHER_STATUS_BUFFER_TOO_SMALL);
-        }
-        for (i, &(source, target)) in reduced.iter().enumerate() {
-            edges_out.add(i).write(aether_edge { source, target });
-        }
-        edges_out_count.write(reduced.len());
-        Ok(())
+        let reduced = compute_reduction(try_transitive_reduction, node_count, edges, edge_count)
+            .map_err(|f| f.status)?;
+        write_reduction(&reduced, edges_out, edges_out_capacity, edges_out_count)
+    })
+}
+
+/// The transitive reduction of a DAG numbered in any order: the nodes are
+/// ordered topologically first (Kahn's algorithm), and the result comes back
+/// in the caller's numbering, sorted by `(source, target)`, each edge once.
+///
+/// Buffers and errors as for `aether_transitive_reduction`, except that an
+/// edge against the numbering is fine and a directed cycle (a self-loop
+/// included) is `AETHER_STATUS_CYCLE`;
+/// `aether_transitive_reduction_any_order_explain` names a node on it.
+///
+/// # Safety
+/// As for `aether_transitive_reduction`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_transitive_reduction_any_order(
+    node_count: usize,
+    edges: *const aether_edge,
+    edge_count: usize,
+    edges_out: *mut aether_edge,
+    edges_out_capacity: usize,
+    edges_out_count: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_array(edges_out, edges_out_capacity)?;
+        check_value(edges_out_count)?;
+        let reduced = compute_reduction(
+            try_transitive_reduction_any_order,
+            node_count,
+            edges,
+            edge_count,
+        )
+        .map_err(|f| f.status)?;
+        write_reduction(&reduced, edges_out, edges_out_capacity, edges_out_count)
     })
 }
 
@@ -582,13 +721,15 @@ pub unsafe extern "C" fn aether_transitive_reduction(
 ///
 /// `labels_out` has `node_count` elements; on success `labels_out[x]` is node
 /// `x`'s island, or `AETHER_NO_ISLAND` for a node in no incidence, and
-/// `*island_count_out` the number of islands. Errors: `NULL_POINTER`,
-/// `MISALIGNED_POINTER`, `NODE_OUT_OF_RANGE`, `OVERFLOW`, `OUT_OF_MEMORY`.
+/// `*island_count_out` the number of islands. No heap memory is used: the
+/// label array serves as the disjoint-set forest, so it must not overlap
+/// `incidences`. Errors: `NULL_POINTER`, `MISALIGNED_POINTER`,
+/// `NODE_OUT_OF_RANGE`, `OVERFLOW`.
 ///
 /// # Safety
 /// `incidences` points to `incidence_count` readable elements and
 /// `labels_out` to `node_count` writable ones (either NULL when its count is
-/// 0); `island_count_out` points to one writable `size_t`.
+/// 0), not overlapping; `island_count_out` points to one writable `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn aether_islands(
     node_count: usize,
@@ -600,14 +741,68 @@ pub unsafe extern "C" fn aether_islands(
     guard(|| {
         check_array(labels_out, node_count)?;
         check_value(island_count_out)?;
-        let (labels, count) = compute_islands(node_count, incidences, incidence_count)
-            .map_err(|(status, _)| status)?;
-        for (x, label) in labels.iter().enumerate() {
-            labels_out.add(x).write(label.unwrap_or(AETHER_NO_ISLAND));
-        }
+        let incidences = borrow_incidences(incidences, incidence_count)?;
+        let labels = output_slice(labels_out, node_count);
+        let count = try_islands_into(incidences, labels).map_err(|e| status_of(&e))?;
         island_count_out.write(count);
         Ok(())
     })
+}
+
+/// Islands in a physics engine's own layout, as `aether_islands` computes
+/// them: `pairs` holds `2 * pair_count` node indices, -1 standing for a
+/// static endpoint (the world) and meaning "the other endpoint"; labels are
+/// written straight into the engine's `int` array, -1 for a node in no
+/// island. The labels equal `aether_islands`' for the same incidences.
+///
+/// No heap memory is used (the label array is the forest). Errors:
+/// `NULL_POINTER`, `MISALIGNED_POINTER`, `NEGATIVE_COUNT` (`node_count` or
+/// `pair_count` below 0), `NODE_OUT_OF_RANGE` (an index at or beyond
+/// `node_count`, below -1, or a pair of two -1s).
+///
+/// # Safety
+/// `pairs` points to `2 * pair_count` readable ints and `labels_out` to
+/// `node_count` writable ones (either NULL when its count is 0), not
+/// overlapping; `island_count_out` points to one writable int.
+#[no_mangle]
+pub unsafe extern "C" fn aether_islands_i32(
+    node_count: i32,
+    pairs: *const i32,
+    pair_count: i32,
+    labels_out: *mut i32,
+    island_count_out: *mut i32,
+) -> aether_status {
+    guard(|| {
+        let (Ok(node_count), Ok(pair_count)) =
+            (usize::try_from(node_count), usize::try_from(pair_count))
+        else {
+            return Err(AETHER_STATUS_NEGATIVE_COUNT);
+        };
+        check_array(labels_out, node_count)?;
+        check_value(island_count_out)?;
+        let pair_ints = 2 * pair_count; // at most 2 * i32::MAX: no overflow
+        check_array(pairs, pair_ints)?;
+        let pairs = if pair_ints == 0 {
+            &[][..]
+        } else {
+            core::slice::from_raw_parts(pairs, pair_ints)
+        };
+        let labels = output_slice(labels_out, node_count);
+        let count =
+            try_islands_into(&StaticEndpointPairs(pairs), labels).map_err(|e| status_of(&e))?;
+        // Islands never outnumber nodes, which fit in an int.
+        island_count_out.write(count as i32);
+        Ok(())
+    })
+}
+
+/// The scratch bytes `aether_islands` and `aether_islands_i32` need beyond
+/// their outputs: none, always 0. Provided so that engines that size every
+/// call's workspace can treat all entry points alike.
+#[no_mangle]
+pub extern "C" fn aether_islands_workspace_size(node_count: usize) -> usize {
+    let _ = node_count;
+    0
 }
 
 /// Explains what `aether_plan_offsets` returns for these inputs (its output
@@ -657,7 +852,31 @@ pub unsafe extern "C" fn aether_transitive_reduction_explain(
     detail_out: *mut aether_error_detail,
 ) -> aether_status {
     explain(detail_out, || {
-        compute_reduction(node_count, edges, edge_count)
+        compute_reduction(try_transitive_reduction, node_count, edges, edge_count)
+    })
+}
+
+/// Explains what `aether_transitive_reduction_any_order` returns for these
+/// inputs: the status, the edge at fault (or `AETHER_NO_INDEX`) and, for
+/// `AETHER_STATUS_CYCLE`, a node on the cycle in `node`.
+///
+/// # Safety
+/// As for `aether_transitive_reduction_any_order`; `detail_out` points to one
+/// writable `aether_error_detail`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_transitive_reduction_any_order_explain(
+    node_count: usize,
+    edges: *const aether_edge,
+    edge_count: usize,
+    detail_out: *mut aether_error_detail,
+) -> aether_status {
+    explain(detail_out, || {
+        compute_reduction(
+            try_transitive_reduction_any_order,
+            node_count,
+            edges,
+            edge_count,
+        )
     })
 }
 
@@ -676,7 +895,7 @@ pub unsafe extern "C" fn aether_islands_explain(
     detail_out: *mut aether_error_detail,
 ) -> aether_status {
     explain(detail_out, || {
-        compute_islands(node_count, incidences, incidence_count)
+        check_islands(node_count, incidences, incidence_count)
     })
 }
 
@@ -706,6 +925,8 @@ pub extern "C" fn aether_status_str(status: u32) -> *const c_char {
         AETHER_STATUS_INVALID_ALIGNMENT => {
             c"invalid alignment: a plan alignment must be a power of two"
         }
+        AETHER_STATUS_NEGATIVE_COUNT => c"negative count: a count passed as an int is below 0",
+        AETHER_STATUS_CYCLE => c"cycle: the graph has a directed cycle, so it is not a DAG",
         AETHER_STATUS_INVALID_OPTIONS => {
             c"invalid options: unknown struct_size, field or strategy in an options or report struct"
         }

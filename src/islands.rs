@@ -51,12 +51,44 @@
 
 use crate::error::PlanError;
 
-/// A parent entry: a node index stored as `u32` or `usize`, with its largest
-/// value reserved to mark a node that no incidence has named yet.
-trait Parent: Copy + Eq {
+/// A parent entry: a node index stored as `u32`, `usize` or an engine's
+/// `i32`, with one value reserved to mark a node that no incidence has named
+/// yet (and, once labelled, a node in no island).
+pub(crate) trait Parent: Copy + Eq {
     const INACTIVE: Self;
     fn from_index(index: usize) -> Self;
     fn index(self) -> usize;
+}
+
+/// -1 is MuJoCo's "no island"; indices are below `i32::MAX`.
+impl Parent for i32 {
+    const INACTIVE: Self = -1;
+    #[inline(always)]
+    fn from_index(index: usize) -> Self {
+        index as i32
+    }
+    #[inline(always)]
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Incidences as the forest reads them: a count and the `i`-th pair. Lets
+/// callers' own layouts be read in place, without a converted copy.
+pub(crate) trait IncidenceList {
+    fn count(&self) -> usize;
+    fn pair(&self, i: usize) -> (usize, usize);
+}
+
+impl IncidenceList for [(usize, usize)] {
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn pair(&self, i: usize) -> (usize, usize) {
+        self[i]
+    }
 }
 
 impl Parent for u32 {
@@ -85,15 +117,25 @@ impl Parent for usize {
 
 /// Checks every incidence, reporting the first that names a node at or
 /// beyond `node_count`.
-pub(crate) fn validate(node_count: usize, incidences: &[(usize, usize)]) -> Result<(), PlanError> {
-    match incidences.iter().position(|&(a, b)| a.max(b) >= node_count) {
+pub(crate) fn validate<I: IncidenceList + ?Sized>(
+    node_count: usize,
+    incidences: &I,
+) -> Result<(), PlanError> {
+    match (0..incidences.count()).find(|&i| {
+        let (a, b) = incidences.pair(i);
+        a.max(b) >= node_count
+    }) {
         Some(i) => Err(out_of_range(node_count, incidences, i)),
         None => Ok(()),
     }
 }
 
-fn out_of_range(node_count: usize, incidences: &[(usize, usize)], i: usize) -> PlanError {
-    let (a, b) = incidences[i];
+fn out_of_range<I: IncidenceList + ?Sized>(
+    node_count: usize,
+    incidences: &I,
+    i: usize,
+) -> PlanError {
+    let (a, b) = incidences.pair(i);
     PlanError::IncidenceOutOfRange {
         incidence: i,
         node: a.max(b),
@@ -159,20 +201,24 @@ fn union<P: Parent>(parent: &mut [P], mut x: usize, mut y: usize) -> bool {
 /// validating as it goes, and returns the number of islands. Afterwards
 /// `parent[x]` is `INACTIVE`, or a node `<= x` in the same island, and roots
 /// are `parent[x] == x`.
-fn build_forest<P: Parent>(
+fn build_forest<P: Parent, I: IncidenceList + ?Sized>(
     parent: &mut [P],
-    incidences: &[(usize, usize)],
+    incidences: &I,
 ) -> Result<usize, PlanError> {
     let node_count = parent.len();
+    let count = incidences.count();
     let mut islands = 0usize;
-    for (i, &(a, b)) in incidences.iter().enumerate() {
-        if let Some(&(c, d)) = incidences.get(i + PREFETCH_DISTANCE) {
+    for i in 0..count {
+        let (a, b) = incidences.pair(i);
+        if i + PREFETCH_DISTANCE < count {
+            let (c, d) = incidences.pair(i + PREFETCH_DISTANCE);
             if let (Some(pc), Some(pd)) = (parent.get(c), parent.get(d)) {
                 prefetch(pc);
                 prefetch(pd);
             }
         }
-        if let Some(&(c, d)) = incidences.get(i + GRANDPARENT_DISTANCE) {
+        if i + GRANDPARENT_DISTANCE < count {
+            let (c, d) = incidences.pair(i + GRANDPARENT_DISTANCE);
             for x in [c, d] {
                 // Inactive or out of range: nothing to fetch.
                 if let Some(grandparent) = parent.get(x).and_then(|p| parent.get(p.index())) {
@@ -239,6 +285,22 @@ fn inactive_parents<P: Parent>(
     crate::reduction::advise_huge_pages(parent.spare_capacity_mut());
     parent.resize(node_count, P::INACTIVE);
     Ok(parent)
+}
+
+/// Writes each node's label into `labels` (one entry per node; its prior
+/// contents are ignored) and returns the number of islands, with no heap
+/// allocation: the label array is the forest's parent array. On error
+/// `labels` is untouched, because every incidence is checked first.
+pub(crate) fn try_islands_into<P: Parent, I: IncidenceList + ?Sized>(
+    incidences: &I,
+    labels: &mut [P],
+) -> Result<usize, PlanError> {
+    validate(labels.len(), incidences)?;
+    labels.fill(P::INACTIVE);
+    let count = build_forest(labels, incidences)?;
+    let labelled = label_in_place(labels);
+    debug_assert_eq!(labelled, count);
+    Ok(count)
 }
 
 fn islands_with<P: Parent>(
@@ -358,8 +420,17 @@ mod tests {
             // The machine-word form, used beyond u32::MAX nodes, agrees too.
             assert_eq!(
                 islands_with::<usize>(node_count, &incidences),
-                Ok((expected, count))
+                Ok((expected.clone(), count))
             );
+            // So do the in-place forms over a caller's labels.
+            let mut words = vec![7usize; node_count];
+            assert_eq!(try_islands_into(&incidences[..], &mut words), Ok(count));
+            let mut ints = vec![7i32; node_count];
+            assert_eq!(try_islands_into(&incidences[..], &mut ints), Ok(count));
+            for x in 0..node_count {
+                assert_eq!(expected[x], (words[x] != usize::MAX).then_some(words[x]));
+                assert_eq!(expected[x], (ints[x] != -1).then_some(ints[x] as usize));
+            }
         }
     }
 }

@@ -48,6 +48,7 @@ mod offsets;
 mod reduction;
 mod search;
 mod strategy;
+mod toposort;
 
 pub use error::PlanError;
 pub use islands::{islands, try_islands};
@@ -59,3 +60,4 @@ pub use reduction::{
     transitive_reduction, try_transitive_reduction, try_transitive_reduction_with_budget,
 };
 pub use strategy::{try_plan_offsets_with, PlanOptions, PlanReport, SearchBudget, Strategy};
+pub use toposort::try_transitive_reduction_any_order;

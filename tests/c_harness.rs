@@ -86,3 +86,15 @@ fn plan_options_work_from_c() {
         &static_link_args(a),
     );
 }
+
+#[test]
+fn engine_native_entry_points_work_from_c_without_allocating() {
+    // Only against the static library: the test counts allocations by
+    // defining malloc itself, which must win over the C library's.
+    let a = artifacts();
+    build_and_run(
+        "test_engine",
+        &a.work.join("test_engine"),
+        &static_link_args(a),
+    );
+}

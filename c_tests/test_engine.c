@@ -1,0 +1,264 @@
+/*
+ * The engine-native entry points from C: MuJoCo-style int islands with -1
+ * static endpoints, reductions of DAGs in any numbering, and proof that the
+ * island calls allocate nothing (this program counts every malloc).
+ *
+ * Prints "N passed, M failed" and exits non-zero on any failure.
+ */
+#include "aether_planner.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- allocation counting: glibc's own allocator under the usual names ---- */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *ptr, size_t size);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void __libc_free(void *ptr);
+
+static volatile size_t allocations;
+
+void *malloc(size_t size) {
+  allocations++;
+  return __libc_malloc(size);
+}
+void *calloc(size_t count, size_t size) {
+  allocations++;
+  return __libc_calloc(count, size);
+}
+void *realloc(void *ptr, size_t size) {
+  allocations++;
+  return __libc_realloc(ptr, size);
+}
+int posix_memalign(void **out, size_t alignment, size_t size) {
+  allocations++;
+  *out = __libc_memalign(alignment, size);
+  return *out ? 0 : 12; /* ENOMEM */
+}
+void *aligned_alloc(size_t alignment, size_t size) {
+  allocations++;
+  return __libc_memalign(alignment, size);
+}
+void free(void *ptr) { __libc_free(ptr); }
+
+/* ------------------------------------------------------------------------ */
+
+static unsigned passed, failed;
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (cond) {                                                              \
+      passed++;                                                              \
+    } else {                                                                 \
+      failed++;                                                              \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                        \
+  } while (0)
+
+static uint64_t rng_state;
+static size_t rng_below(size_t bound) {
+  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (size_t)((z ^ (z >> 31)) % bound);
+}
+
+enum { MAX_TREES = 48 };
+
+/* Islands by relaxation to the smallest member, on MuJoCo pairs with -1
+ * static endpoints; -1 labels for trees in no constraint. */
+static int reference_islands(int n, const int *pairs, int m, int *labels) {
+  int minimum[MAX_TREES], i, count = 0, changed = 1;
+  for (i = 0; i < n; i++) minimum[i] = -1;
+  for (i = 0; i < m; i++) {
+    int a = pairs[2 * i] < 0 ? pairs[2 * i + 1] : pairs[2 * i];
+    int b = pairs[2 * i + 1] < 0 ? pairs[2 * i] : pairs[2 * i + 1];
+    minimum[a] = a;
+    minimum[b] = b;
+  }
+  while (changed) {
+    changed = 0;
+    for (i = 0; i < m; i++) {
+      int a = pairs[2 * i] < 0 ? pairs[2 * i + 1] : pairs[2 * i];
+      int b = pairs[2 * i + 1] < 0 ? pairs[2 * i] : pairs[2 * i + 1];
+      int lo = minimum[a] < minimum[b] ? minimum[a] : minimum[b];
+      if (minimum[a] != lo || minimum[b] != lo) {
+        minimum[a] = minimum[b] = lo;
+        changed = 1;
+      }
+    }
+  }
+  for (i = 0; i < n; i++) {
+    if (minimum[i] < 0) {
+      labels[i] = -1;
+    } else if (minimum[i] == i) {
+      labels[i] = count++;
+    } else {
+      labels[i] = labels[minimum[i]];
+    }
+  }
+  return count;
+}
+
+static void test_mujoco_islands(void) {
+  /* Trees 0..5; contacts: 1-world, 4-2, world-3 is 3 alone, 2-1. */
+  const int pairs[8] = {1, -1, 4, 2, -1, 3, 2, 1};
+  int labels[6] = {9, 9, 9, 9, 9, 9}, count = 9;
+  size_t before = allocations;
+  CHECK(aether_islands_i32(6, pairs, 4, labels, &count) == AETHER_STATUS_OK);
+  CHECK(allocations == before);
+  CHECK(count == 2);
+  CHECK(labels[0] == -1 && labels[1] == 0 && labels[2] == 0 && labels[3] == 1 && labels[4] == 0 &&
+        labels[5] == -1);
+  { /* The counter does see the library's allocations where it makes them. */
+    const aether_edge edges[2] = {{1, 0}, {2, 1}};
+    aether_edge out[2];
+    size_t reduced = 0;
+    before = allocations;
+    CHECK(aether_transitive_reduction_any_order(3, edges, 2, out, 2, &reduced) == AETHER_STATUS_OK);
+    CHECK(allocations > before);
+  }
+}
+
+static void test_random_mujoco_islands_match_both_references(void) {
+  int pairs[2 * MAX_TREES], labels[MAX_TREES], expected[MAX_TREES];
+  aether_incidence incidences[MAX_TREES];
+  size_t size_labels[MAX_TREES];
+  unsigned wrong = 0, allocated = 0;
+  uint64_t seed;
+  for (seed = 0; seed < 400; seed++) {
+    int n, m, i, count = -5, expected_count;
+    size_t size_count = 0, before;
+    rng_state = seed * 977u + 13;
+    n = 1 + (int)rng_below(MAX_TREES);
+    m = (int)rng_below((size_t)n + 1);
+    for (i = 0; i < m; i++) {
+      int a = (int)rng_below((size_t)n), b = (int)rng_below((size_t)n);
+      /* A static endpoint now and then, on either side, never both. */
+      switch (rng_below(4)) {
+        case 0: pairs[2 * i] = -1; pairs[2 * i + 1] = b; break;
+        case 1: pairs[2 * i] = a; pairs[2 * i + 1] = -1; break;
+        default: pairs[2 * i] = a; pairs[2 * i + 1] = b; break;
+      }
+      incidences[i].a = (size_t)(pairs[2 * i] < 0 ? pairs[2 * i + 1] : pairs[2 * i]);
+      incidences[i].b = (size_t)(pairs[2 * i + 1] < 0 ? pairs[2 * i] : pairs[2 * i + 1]);
+    }
+    before = allocations;
+    CHECK(aether_islands_i32(n, pairs, m, labels, &count) == AETHER_STATUS_OK);
+    CHECK(aether_islands((size_t)n, incidences, (size_t)m, size_labels, &size_count) ==
+          AETHER_STATUS_OK);
+    if (allocations != before) allocated++;
+    expected_count = reference_islands(n, pairs, m, expected);
+    if (count != expected_count || (size_t)count != size_count) wrong++;
+    for (i = 0; i < n; i++) {
+      if (labels[i] != expected[i]) wrong++;
+      if ((expected[i] < 0 && size_labels[i] != AETHER_NO_ISLAND) ||
+          (expected[i] >= 0 && size_labels[i] != (size_t)expected[i]))
+        wrong++;
+    }
+  }
+  CHECK(wrong == 0);
+  CHECK(allocated == 0);
+}
+
+static void test_mujoco_bad_input_leaves_labels_untouched(void) {
+  const int both_static[4] = {0, 1, -1, -1};
+  const int below[2] = {-2, 1};
+  const int beyond[2] = {0, 3};
+  int labels[3] = {7, 7, 7}, count = 7;
+  CHECK(aether_islands_i32(3, both_static, 2, labels, &count) == AETHER_STATUS_NODE_OUT_OF_RANGE);
+  CHECK(aether_islands_i32(3, below, 1, labels, &count) == AETHER_STATUS_NODE_OUT_OF_RANGE);
+  CHECK(aether_islands_i32(3, beyond, 1, labels, &count) == AETHER_STATUS_NODE_OUT_OF_RANGE);
+  CHECK(aether_islands_i32(-1, beyond, 1, labels, &count) == AETHER_STATUS_NEGATIVE_COUNT);
+  CHECK(aether_islands_i32(3, beyond, -4, labels, &count) == AETHER_STATUS_NEGATIVE_COUNT);
+  CHECK(aether_islands_i32(3, NULL, 1, labels, &count) == AETHER_STATUS_NULL_POINTER);
+  CHECK(aether_islands_i32(3, beyond, 1, labels, NULL) == AETHER_STATUS_NULL_POINTER);
+  CHECK(labels[0] == 7 && labels[1] == 7 && labels[2] == 7 && count == 7);
+  CHECK(aether_islands_i32(0, NULL, 0, NULL, &count) == AETHER_STATUS_OK && count == 0);
+  CHECK(aether_islands_workspace_size(1000) == 0);
+}
+
+/* ----------------------------------------------------- any-order reduction */
+
+enum { MAX_NODES = 16 };
+
+static void closure(size_t n, const aether_edge *e, size_t m, unsigned char r[MAX_NODES][MAX_NODES]) {
+  size_t i, j, k;
+  memset(r, 0, MAX_NODES * MAX_NODES);
+  for (i = 0; i < m; i++) r[e[i].source][e[i].target] = 1;
+  for (k = 0; k < n; k++)
+    for (i = 0; i < n; i++)
+      if (r[i][k])
+        for (j = 0; j < n; j++)
+          if (r[k][j]) r[i][j] = 1;
+}
+
+static void test_any_order_reduction(void) {
+  static aether_edge edges[MAX_NODES * MAX_NODES + 1], out[MAX_NODES * MAX_NODES + 1],
+      fewer[MAX_NODES * MAX_NODES];
+  static unsigned char full[MAX_NODES][MAX_NODES], reduced[MAX_NODES][MAX_NODES],
+      without[MAX_NODES][MAX_NODES];
+  unsigned wrong = 0, redundant = 0, missed_cycles = 0;
+  uint64_t seed;
+  for (seed = 0; seed < 200; seed++) {
+    size_t n, m = 0, name[MAX_NODES], i, j, u, v, count = 0, skip, k;
+    aether_error_detail detail;
+    rng_state = seed * 7717u + 1;
+    n = 1 + rng_below(MAX_NODES);
+    for (i = 0; i < n; i++) name[i] = i;
+    for (i = n - 1; i > 0; i--) {
+      size_t t, r = rng_below(i + 1);
+      t = name[i];
+      name[i] = name[r];
+      name[r] = t;
+    }
+    for (u = 0; u < n; u++)
+      for (v = u + 1; v < n; v++)
+        if (rng_below(100) < 30) {
+          edges[m].source = name[u];
+          edges[m].target = name[v];
+          m++;
+        }
+    CHECK(aether_transitive_reduction_any_order(n, edges, m, out, m, &count) == AETHER_STATUS_OK);
+    closure(n, edges, m, full);
+    closure(n, out, count, reduced);
+    if (memcmp(full, reduced, sizeof full) != 0) wrong++;
+    for (skip = 0; skip < count; skip++) {
+      for (i = 0, k = 0; i < count; i++)
+        if (i != skip) fewer[k++] = out[i];
+      closure(n, fewer, k, without);
+      if (memcmp(without, reduced, sizeof without) == 0) redundant++;
+    }
+    /* Close a cycle: an edge back from a node to one that reaches it (or a
+     * self-loop when there is none); the named node must be on a cycle. */
+    edges[m].source = edges[m].target = name[0];
+    for (i = 0; i < n; i++)
+      for (j = 0; j < n; j++)
+        if (full[j][i]) {
+          edges[m].source = i;
+          edges[m].target = j;
+        }
+    memset(out, 0xA5, sizeof out);
+    CHECK(aether_transitive_reduction_any_order(n, edges, m + 1, out, m + 1, &count) ==
+          AETHER_STATUS_CYCLE);
+    CHECK(aether_transitive_reduction_any_order_explain(n, edges, m + 1, &detail) ==
+          AETHER_STATUS_OK);
+    closure(n, edges, m + 1, full);
+    if (detail.status != AETHER_STATUS_CYCLE || detail.node >= n || !full[detail.node][detail.node])
+      missed_cycles++;
+  }
+  CHECK(wrong == 0);
+  CHECK(redundant == 0);
+  CHECK(missed_cycles == 0);
+}
+
+int main(void) {
+  test_mujoco_islands();
+  test_random_mujoco_islands_match_both_references();
+  test_mujoco_bad_input_leaves_labels_untouched();
+  test_any_order_reduction();
+  printf("%u passed, %u failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}

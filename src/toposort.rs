@@ -1,0 +1,140 @@
+//! Transitive reduction of a DAG in any numbering, by renumbering it
+//! topologically first (Kahn's algorithm).
+//!
+//! # Problem
+//!
+//! Graph builders rarely number nodes so that `u < v` for every edge. Given a
+//! directed graph on nodes `0..n` in any numbering, either find a topological
+//! order (a permutation `π` with `π(u) < π(v)` for every edge) or prove there
+//! is none by naming a node on a directed cycle. With an order, the reduction
+//! of the renumbered graph, mapped back, is the reduction of the original:
+//! reachability does not depend on names.
+//!
+//! # Algorithm
+//!
+//! Kahn's algorithm with a min-heap-free FIFO queue: repeatedly remove a node
+//! with no remaining predecessors. If nodes remain when the queue empties,
+//! every remaining node has a remaining predecessor, so walking predecessors
+//! from any of them must revisit a node: that node lies on a cycle.
+//!
+//! # Complexity
+//!
+//! `O(n + E)` time and memory for the order, then the cost of
+//! [`try_transitive_reduction`](crate::try_transitive_reduction) on the
+//! renumbered graph and an `O(E log E)` sort of the result.
+
+use crate::error::PlanError;
+use crate::reduction::try_transitive_reduction;
+
+/// A topological order of the graph as `position[node]`, or a node on a cycle.
+///
+/// Every edge must name nodes below `node_count`; a self-loop is a cycle.
+fn topological_positions(
+    node_count: usize,
+    edges: &[(usize, usize)],
+) -> Result<Vec<usize>, PlanError> {
+    // Successor lists in compressed rows.
+    let mut in_degree = vec![0usize; node_count];
+    let mut row_start = vec![0usize; node_count + 1];
+    for &(u, v) in edges {
+        row_start[u + 1] += 1;
+        in_degree[v] += 1;
+    }
+    for i in 0..node_count {
+        row_start[i + 1] += row_start[i];
+    }
+    let mut fill = row_start.clone();
+    let mut successors = vec![0usize; edges.len()];
+    for &(u, v) in edges {
+        successors[fill[u]] = v;
+        fill[u] += 1;
+    }
+
+    let mut order: Vec<usize> = (0..node_count).filter(|&x| in_degree[x] == 0).collect();
+    order.reserve(node_count - order.len());
+    let mut next = 0;
+    while next < order.len() {
+        let u = order[next];
+        next += 1;
+        for &v in &successors[row_start[u]..row_start[u + 1]] {
+            in_degree[v] -= 1;
+            if in_degree[v] == 0 {
+                order.push(v);
+            }
+        }
+    }
+    if order.len() < node_count {
+        return Err(PlanError::Cycle {
+            node: node_on_cycle(node_count, edges, &in_degree),
+        });
+    }
+    let mut position = vec![0usize; node_count];
+    for (rank, &node) in order.iter().enumerate() {
+        position[node] = rank;
+    }
+    Ok(position)
+}
+
+/// A node on a cycle among the nodes Kahn's algorithm could not remove (those
+/// with `remaining_in_degree > 0`): each has a remaining predecessor, so
+/// walking predecessors revisits a node within `node_count` steps.
+fn node_on_cycle(
+    node_count: usize,
+    edges: &[(usize, usize)],
+    remaining_in_degree: &[usize],
+) -> usize {
+    let mut predecessor = vec![usize::MAX; node_count];
+    for &(u, v) in edges {
+        if remaining_in_degree[u] > 0 && remaining_in_degree[v] > 0 {
+            predecessor[v] = u;
+        }
+    }
+    let mut node = (0..node_count)
+        .find(|&x| remaining_in_degree[x] > 0)
+        .expect("Kahn's algorithm stopped early, so a node remains");
+    // After node_count steps the walk is inside the cycle it ends in.
+    for _ in 0..node_count {
+        node = predecessor[node];
+    }
+    node
+}
+
+/// The transitive reduction of a DAG numbered in any order, or why it cannot
+/// be computed.
+///
+/// Errors: [`PlanError::EdgeOutOfRange`] for the first edge naming a node at
+/// or beyond `node_count`; [`PlanError::Cycle`] naming a node on a directed
+/// cycle (a self-loop `(v, v)` is one); and the errors of
+/// [`try_transitive_reduction`].
+///
+/// Exact: the unique minimal edge set with the same reachability, in the
+/// caller's numbering, sorted by `(source, target)`, each edge once.
+pub fn try_transitive_reduction_any_order(
+    node_count: usize,
+    edges: &[(usize, usize)],
+) -> Result<Vec<(usize, usize)>, PlanError> {
+    for (i, &(u, v)) in edges.iter().enumerate() {
+        if u.max(v) >= node_count {
+            return Err(PlanError::EdgeOutOfRange {
+                edge: i,
+                node: u.max(v),
+                node_count,
+            });
+        }
+    }
+    let position = topological_positions(node_count, edges)?;
+    let mut node_at = vec![0usize; node_count];
+    for (node, &rank) in position.iter().enumerate() {
+        node_at[rank] = node;
+    }
+    let renumbered: Vec<(usize, usize)> = edges
+        .iter()
+        .map(|&(u, v)| (position[u], position[v]))
+        .collect();
+    let mut reduced: Vec<(usize, usize)> = try_transitive_reduction(node_count, &renumbered)?
+        .into_iter()
+        .map(|(u, v)| (node_at[u], node_at[v]))
+        .collect();
+    reduced.sort_unstable();
+    Ok(reduced)
+}
