@@ -254,7 +254,91 @@ static void test_any_order_reduction(void) {
   CHECK(missed_cycles == 0);
 }
 
+/* ------------------------------------------------------ workspace variants */
+
+static void test_workspace_variants_match_and_do_not_allocate(void) {
+  enum { MAX_T = 40, MAX_N = 24, MAX_E = MAX_N * MAX_N };
+  static size_t workspace[(MAX_N * MAX_N + 2 * MAX_E + 8 * MAX_T) + 64];
+  static aether_tensor_lifetime t[MAX_T];
+  static aether_edge edges[MAX_E], heap_out[MAX_E], ws_out[MAX_E];
+  size_t heap_offsets[MAX_T], ws_offsets[MAX_T];
+  unsigned differ = 0, allocated = 0;
+  uint64_t seed;
+  for (seed = 0; seed < 200; seed++) {
+    size_t n, nodes, i, u, v, m = 0, heap_arena, ws_arena, heap_peak, ws_peak, heap_count,
+        ws_count, before;
+    rng_state = seed * 3571u + 7;
+    n = rng_below(MAX_T + 1);
+    nodes = 1 + rng_below(30);
+    for (i = 0; i < n; i++) {
+      size_t x = rng_below(nodes), y = rng_below(nodes);
+      t[i].size = rng_below(6) == 0 ? 0 : 1 + rng_below(300);
+      t[i].first_use = x < y ? x : y;
+      t[i].last_use = x < y ? y : x;
+    }
+    nodes = 1 + rng_below(MAX_N);
+    for (u = 0; u < nodes; u++)
+      for (v = u + 1; v < nodes; v++)
+        if (rng_below(100) < 30) {
+          edges[m].source = u;
+          edges[m].target = v;
+          m++;
+        }
+    CHECK(aether_plan_offsets(t, n, heap_offsets, &heap_arena) == AETHER_STATUS_OK);
+    CHECK(aether_peak_live_bytes(t, n, &heap_peak) == AETHER_STATUS_OK);
+    CHECK(aether_transitive_reduction(nodes, edges, m, heap_out, m, &heap_count) ==
+          AETHER_STATUS_OK);
+    CHECK(aether_plan_offsets_workspace_size(n) <= sizeof workspace);
+    CHECK(aether_transitive_reduction_workspace_size(nodes, m) <= sizeof workspace);
+
+    before = allocations;
+    CHECK(aether_plan_offsets_in_workspace(t, n, workspace, aether_plan_offsets_workspace_size(n),
+                                           ws_offsets, &ws_arena) == AETHER_STATUS_OK);
+    CHECK(aether_peak_live_bytes_in_workspace(t, n, workspace,
+                                              aether_peak_live_bytes_workspace_size(n),
+                                              &ws_peak) == AETHER_STATUS_OK);
+    CHECK(aether_transitive_reduction_in_workspace(
+              nodes, edges, m, workspace, aether_transitive_reduction_workspace_size(nodes, m),
+              ws_out, m, &ws_count) == AETHER_STATUS_OK);
+    if (allocations != before) allocated++;
+
+    if (ws_arena != heap_arena || ws_peak != heap_peak || ws_count != heap_count) differ++;
+    if (n > 0 && memcmp(ws_offsets, heap_offsets, n * sizeof(size_t)) != 0) differ++;
+    if (ws_count == heap_count && ws_count > 0 &&
+        memcmp(ws_out, heap_out, ws_count * sizeof(aether_edge)) != 0)
+      differ++;
+  }
+  CHECK(differ == 0);
+  CHECK(allocated == 0);
+}
+
+static void test_a_small_workspace_is_refused_and_nothing_written(void) {
+  const aether_tensor_lifetime t[3] = {{8, 0, 1}, {8, 1, 2}, {8, 2, 3}};
+  const aether_edge e[2] = {{0, 1}, {1, 2}};
+  size_t workspace[64], offsets[3] = {7, 7, 7}, value = 7;
+  aether_edge out[2] = {{7, 7}, {7, 7}};
+  size_t need = aether_plan_offsets_workspace_size(3);
+  CHECK(need == 4 * 3 * sizeof(size_t));
+  CHECK(aether_plan_offsets_in_workspace(t, 3, workspace, need - 1, offsets, &value) ==
+        AETHER_STATUS_BUFFER_TOO_SMALL);
+  CHECK(aether_peak_live_bytes_in_workspace(t, 3, workspace, 0, &value) ==
+        AETHER_STATUS_BUFFER_TOO_SMALL);
+  CHECK(aether_transitive_reduction_in_workspace(3, e, 2, workspace, 8, out, 2, &value) ==
+        AETHER_STATUS_BUFFER_TOO_SMALL);
+  CHECK(aether_plan_offsets_in_workspace(t, 3, NULL, need, offsets, &value) ==
+        AETHER_STATUS_NULL_POINTER);
+  CHECK(aether_plan_offsets_in_workspace(t, 3, (char *)workspace + 1, need, offsets, &value) ==
+        AETHER_STATUS_MISALIGNED_POINTER);
+  CHECK(offsets[0] == 7 && offsets[1] == 7 && offsets[2] == 7 && value == 7);
+  CHECK(out[0].source == 7 && out[1].target == 7);
+  CHECK(aether_transitive_reduction_workspace_size(SIZE_MAX / 2, 1) == SIZE_MAX);
+  CHECK(aether_plan_offsets_in_workspace(NULL, 0, NULL, 0, NULL, &value) == AETHER_STATUS_OK &&
+        value == 0);
+}
+
 int main(void) {
+  test_workspace_variants_match_and_do_not_allocate();
+  test_a_small_workspace_is_refused_and_nothing_written();
   test_mujoco_islands();
   test_random_mujoco_islands_match_both_references();
   test_mujoco_bad_input_leaves_labels_untouched();

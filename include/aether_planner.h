@@ -404,6 +404,81 @@ aether_status aether_transitive_reduction_any_order(size_t node_count,
                                                     size_t *edges_out_count);
 
 /**
+ * The exact workspace bytes `aether_plan_offsets_in_workspace` needs for
+ * `tensor_count` tensors (4 words per tensor), or `SIZE_MAX` if that does
+ * not fit in `size_t`.
+ */
+size_t aether_plan_offsets_workspace_size(size_t tensor_count);
+
+/**
+ * `aether_plan_offsets` without any heap allocation: the same plan, with
+ * every scratch array carved out of `workspace`.
+ *
+ * `workspace` holds `workspace_size` bytes, aligned for `size_t`, and
+ * overlaps no other argument; it needs
+ * `aether_plan_offsets_workspace_size(tensor_count)` bytes, else
+ * `BUFFER_TOO_SMALL` with nothing written. Other errors as for
+ * `aether_plan_offsets`. The spec's literal algorithm: O(n^2 log n).
+ *
+ * # Safety
+ * As for `aether_plan_offsets`; `workspace` points to `workspace_size`
+ * writable bytes (NULL only when the size needed is 0).
+ */
+aether_status aether_plan_offsets_in_workspace(const struct aether_tensor_lifetime *tensors,
+                                               size_t tensor_count,
+                                               void *workspace,
+                                               size_t workspace_size,
+                                               size_t *offsets_out,
+                                               size_t *arena_size_out);
+
+/**
+ * The exact workspace bytes `aether_peak_live_bytes_in_workspace` needs
+ * (4 words per tensor), or `SIZE_MAX` if that does not fit in `size_t`.
+ */
+size_t aether_peak_live_bytes_workspace_size(size_t tensor_count);
+
+/**
+ * `aether_peak_live_bytes` without any heap allocation, over a workspace as
+ * for `aether_plan_offsets_in_workspace`.
+ *
+ * # Safety
+ * As for `aether_peak_live_bytes`; `workspace` points to `workspace_size`
+ * writable bytes (NULL only when the size needed is 0).
+ */
+aether_status aether_peak_live_bytes_in_workspace(const struct aether_tensor_lifetime *tensors,
+                                                  size_t tensor_count,
+                                                  void *workspace,
+                                                  size_t workspace_size,
+                                                  size_t *peak_out);
+
+/**
+ * The exact workspace bytes `aether_transitive_reduction_in_workspace`
+ * needs: `node_count * ceil(node_count / 64) * 8` for the bit matrix plus
+ * `2 * sizeof(size_t)` per edge, or `SIZE_MAX` if that does not fit.
+ */
+size_t aether_transitive_reduction_workspace_size(size_t node_count,
+                                                  size_t edge_count);
+
+/**
+ * `aether_transitive_reduction` without any heap allocation, over a
+ * workspace as for `aether_plan_offsets_in_workspace`. Buffers, results
+ * and errors as for `aether_transitive_reduction`, except that `edges_out`
+ * must not overlap `edges`.
+ *
+ * # Safety
+ * As for `aether_transitive_reduction`; `workspace` points to
+ * `workspace_size` writable bytes (NULL only when the size needed is 0).
+ */
+aether_status aether_transitive_reduction_in_workspace(size_t node_count,
+                                                       const struct aether_edge *edges,
+                                                       size_t edge_count,
+                                                       void *workspace,
+                                                       size_t workspace_size,
+                                                       struct aether_edge *edges_out,
+                                                       size_t edges_out_capacity,
+                                                       size_t *edges_out_count);
+
+/**
  * Connected components ("islands") of the nodes named by the incidences,
  * labelled canonically: island `k` is the one whose smallest member is the
  * `k`-th smallest among islands, whatever the order and orientation of the

@@ -29,6 +29,10 @@ use core::mem::{align_of, size_of};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::islands::{try_islands_into, validate as validate_incidences, IncidenceList};
+use crate::workspace::{
+    peak_live_bytes_scratch_bytes, plan_offsets_scratch_bytes, transitive_reduction_scratch_bytes,
+    try_peak_live_bytes_in, try_plan_offsets_in, try_transitive_reduction_in, InputList, Scratch,
+};
 use crate::{
     try_peak_live_bytes, try_plan_offsets, try_plan_offsets_with, try_transitive_reduction,
     try_transitive_reduction_any_order, PlanError, PlanOptions, PlanReport, SearchBudget, Strategy,
@@ -711,6 +715,180 @@ pub unsafe extern "C" fn aether_transitive_reduction_any_order(
         )
         .map_err(|f| f.status)?;
         write_reduction(&reduced, edges_out, edges_out_capacity, edges_out_count)
+    })
+}
+
+impl InputList for [aether_tensor_lifetime] {
+    type Item = TensorLifetime;
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> TensorLifetime {
+        tensor_of(self[i])
+    }
+}
+
+impl InputList for [aether_edge] {
+    type Item = (usize, usize);
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> (usize, usize) {
+        (self[i].source, self[i].target)
+    }
+}
+
+/// A checked input array as a slice; empty when `count` is 0.
+///
+/// # Safety
+/// `ptr` points to `count` readable elements that no output of the call
+/// overlaps.
+unsafe fn input_slice<'a, T>(ptr: *const T, count: usize) -> Result<&'a [T], aether_status> {
+    check_array(ptr, count)?;
+    Ok(if count == 0 {
+        &[]
+    } else {
+        core::slice::from_raw_parts(ptr, count)
+    })
+}
+
+/// A caller's workspace of at least `needed` bytes, as scratch memory.
+///
+/// # Safety
+/// `workspace` points to `workspace_size` writable bytes that no other
+/// argument of the call overlaps.
+unsafe fn scratch_of<'a>(
+    workspace: *mut core::ffi::c_void,
+    workspace_size: usize,
+    needed: Option<usize>,
+) -> Result<Scratch<'a>, aether_status> {
+    let needed = needed.ok_or(AETHER_STATUS_OVERFLOW)?;
+    if workspace_size < needed {
+        return Err(AETHER_STATUS_BUFFER_TOO_SMALL);
+    }
+    let workspace = workspace.cast::<usize>();
+    check_array(workspace.cast_const(), needed.div_ceil(size_of::<usize>()))?;
+    Ok(Scratch::new(if needed == 0 {
+        &mut []
+    } else {
+        core::slice::from_raw_parts_mut(workspace.cast(), workspace_size)
+    }))
+}
+
+/// The exact workspace bytes `aether_plan_offsets_in_workspace` needs for
+/// `tensor_count` tensors (4 words per tensor), or `SIZE_MAX` if that does
+/// not fit in `size_t`.
+#[no_mangle]
+pub extern "C" fn aether_plan_offsets_workspace_size(tensor_count: usize) -> usize {
+    plan_offsets_scratch_bytes(tensor_count).unwrap_or(usize::MAX)
+}
+
+/// `aether_plan_offsets` without any heap allocation: the same plan, with
+/// every scratch array carved out of `workspace`.
+///
+/// `workspace` holds `workspace_size` bytes, aligned for `size_t`, and
+/// overlaps no other argument; it needs
+/// `aether_plan_offsets_workspace_size(tensor_count)` bytes, else
+/// `BUFFER_TOO_SMALL` with nothing written. Other errors as for
+/// `aether_plan_offsets`. The spec's literal algorithm: O(n^2 log n).
+///
+/// # Safety
+/// As for `aether_plan_offsets`; `workspace` points to `workspace_size`
+/// writable bytes (NULL only when the size needed is 0).
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets_in_workspace(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    workspace: *mut core::ffi::c_void,
+    workspace_size: usize,
+    offsets_out: *mut usize,
+    arena_size_out: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_array(offsets_out, tensor_count)?;
+        check_value(arena_size_out)?;
+        let tensors = input_slice(tensors, tensor_count)?;
+        let needed = plan_offsets_scratch_bytes(tensor_count);
+        let mut scratch = scratch_of(workspace, workspace_size, needed)?;
+        let offsets = output_slice(offsets_out, tensor_count);
+        let arena =
+            try_plan_offsets_in(tensors, &mut scratch, offsets).map_err(|e| status_of(&e))?;
+        arena_size_out.write(arena);
+        Ok(())
+    })
+}
+
+/// The exact workspace bytes `aether_peak_live_bytes_in_workspace` needs
+/// (4 words per tensor), or `SIZE_MAX` if that does not fit in `size_t`.
+#[no_mangle]
+pub extern "C" fn aether_peak_live_bytes_workspace_size(tensor_count: usize) -> usize {
+    peak_live_bytes_scratch_bytes(tensor_count).unwrap_or(usize::MAX)
+}
+
+/// `aether_peak_live_bytes` without any heap allocation, over a workspace as
+/// for `aether_plan_offsets_in_workspace`.
+///
+/// # Safety
+/// As for `aether_peak_live_bytes`; `workspace` points to `workspace_size`
+/// writable bytes (NULL only when the size needed is 0).
+#[no_mangle]
+pub unsafe extern "C" fn aether_peak_live_bytes_in_workspace(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    workspace: *mut core::ffi::c_void,
+    workspace_size: usize,
+    peak_out: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_value(peak_out)?;
+        let tensors = input_slice(tensors, tensor_count)?;
+        let needed = peak_live_bytes_scratch_bytes(tensor_count);
+        let mut scratch = scratch_of(workspace, workspace_size, needed)?;
+        let peak = try_peak_live_bytes_in(tensors, &mut scratch).map_err(|e| status_of(&e))?;
+        peak_out.write(peak);
+        Ok(())
+    })
+}
+
+/// The exact workspace bytes `aether_transitive_reduction_in_workspace`
+/// needs: `node_count * ceil(node_count / 64) * 8` for the bit matrix plus
+/// `2 * sizeof(size_t)` per edge, or `SIZE_MAX` if that does not fit.
+#[no_mangle]
+pub extern "C" fn aether_transitive_reduction_workspace_size(
+    node_count: usize,
+    edge_count: usize,
+) -> usize {
+    transitive_reduction_scratch_bytes(node_count, edge_count).unwrap_or(usize::MAX)
+}
+
+/// `aether_transitive_reduction` without any heap allocation, over a
+/// workspace as for `aether_plan_offsets_in_workspace`. Buffers, results
+/// and errors as for `aether_transitive_reduction`, except that `edges_out`
+/// must not overlap `edges`.
+///
+/// # Safety
+/// As for `aether_transitive_reduction`; `workspace` points to
+/// `workspace_size` writable bytes (NULL only when the size needed is 0).
+#[no_mangle]
+pub unsafe extern "C" fn aether_transitive_reduction_in_workspace(
+    node_count: usize,
+    edges: *const aether_edge,
+    edge_count: usize,
+    workspace: *mut core::ffi::c_void,
+    workspace_size: usize,
+    edges_out: *mut aether_edge,
+    edges_out_capacity: usize,
+    edges_out_count: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_array(edges_out, edges_out_capacity)?;
+        check_value(edges_out_count)?;
+        let edges = input_slice(edges, edge_count)?;
+        let needed = transitive_reduction_scratch_bytes(node_count, edge_count);
+        let mut scratch = scratch_of(workspace, workspace_size, needed)?;
+        let reduced = try_transitive_reduction_in(node_count, edges, &mut scratch)
+            .map_err(|e| status_of(&e))?;
+        write_reduction(reduced, edges_out, edges_out_capacity, edges_out_count)
     })
 }
 

@@ -49,6 +49,7 @@ mod reduction;
 mod search;
 mod strategy;
 mod toposort;
+mod workspace;
 
 pub use error::PlanError;
 pub use islands::{islands, try_islands};
