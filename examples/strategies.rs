@@ -2,7 +2,7 @@
 //! "challenging" problems and prints a Markdown table of arenas and times.
 //!
 //! ```sh
-//! cargo run --release --example strategies -- [--nodes N] [--seconds S] [--out docs/strategies.md]
+//! cargo run --release --example strategies -- [--nodes N] [--seconds S] [--files ABC] [--out docs/strategies.md]
 //! ```
 //!
 //! `--nodes` is the search's node budget per file (default 2,000,000; 0 means
@@ -94,6 +94,7 @@ fn main() -> Result<(), String> {
     let mut nodes: Option<u64> = Some(2_000_000);
     let mut seconds: Option<f64> = None;
     let mut out: Option<String> = None;
+    let mut only: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value = args.next().ok_or(format!("{arg} needs a value"))?;
@@ -104,6 +105,7 @@ fn main() -> Result<(), String> {
             }
             "--seconds" => seconds = Some(value.parse().map_err(|_| "bad --seconds")?),
             "--out" => out = Some(value),
+            "--files" => only = Some(value),
             _ => return Err(format!("unknown option {arg}")),
         }
     }
@@ -126,7 +128,11 @@ fn main() -> Result<(), String> {
     let mut search_total = Duration::ZERO;
     let mut heuristic_worst = Duration::ZERO;
     let (mut within_capacity, mut proven) = (0, 0);
-    for file in FILES {
+    let files: Vec<&str> = FILES
+        .into_iter()
+        .filter(|f| only.as_ref().map_or(true, |o| o.contains(f)))
+        .collect();
+    for &file in &files {
         let path = format!("{root}/data/minimalloc/challenging/{file}.1048576.csv");
         let tensors = read_minimalloc(&path)?;
         let peak = peak_live_bytes(&tensors);
@@ -157,7 +163,7 @@ fn main() -> Result<(), String> {
         );
         eprintln!("{file} done");
     }
-    let count = FILES.len() as f64;
+    let count = files.len() as f64;
     let mut summary = String::new();
     let _ = writeln!(
         summary,

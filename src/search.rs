@@ -101,6 +101,10 @@ struct Frame {
     next: usize,
     /// The candidate currently placed, if any.
     placed: Option<usize>,
+    /// Whether it conflicts with no unplaced tensor. Its offset is then
+    /// final, every later candidate would leave it behind the canonical
+    /// sequence for good, so if it fails the frame fails.
+    hatless: bool,
     floor_log_len: usize,
     top_log_len: usize,
     arena_before: usize,
@@ -168,6 +172,12 @@ struct Search<'a> {
     top_log: Vec<(usize, usize)>,
     /// Scratch: lowest floor of the unplaced tensors in each section.
     lowest_floor: Vec<usize>,
+    /// Scratch: the "next unpainted section" forest of `candidates`.
+    next_unpainted: Vec<usize>,
+    /// Scratch: the (floor, rank) keys of `candidates`.
+    scratch: Vec<u128>,
+    /// The tensor of each rank of the current preorder.
+    by_rank: Vec<usize>,
     /// Number of unplaced conflicts of each tensor.
     unplaced_neighbours: Vec<usize>,
 
@@ -276,6 +286,9 @@ impl<'a> Search<'a> {
             floor_log: Vec::new(),
             top_log: Vec::new(),
             lowest_floor: vec![usize::MAX; section_count],
+            next_unpainted: vec![0; section_count + 1],
+            scratch: Vec::new(),
+            by_rank: vec![0; n + 1],
             unplaced_neighbours,
             best_offsets: start.offsets,
             best_arena: start.arena_size,
@@ -300,21 +313,25 @@ impl<'a> Search<'a> {
         let mut limit = (self.sizes.len() as u64).max(64) * 8;
         let mut turn = 0usize;
         loop {
-            let mut caps = vec![self.lower_bound];
+            // (capacity, node limit): the lower bound gets the larger share.
+            let mut caps = vec![(self.lower_bound, limit)];
             let below_best = self.best_arena.saturating_sub(self.step);
             let halfway = self.lower_bound
                 + below_best.saturating_sub(self.lower_bound) / 2 / self.step * self.step;
             if halfway > self.lower_bound {
-                caps.push(halfway);
+                caps.push((halfway, limit / 2));
             }
-            for cap in caps {
+            for (cap, cap_limit) in caps {
                 if self.best_arena <= self.lower_bound {
                     return;
                 }
                 let cap = cap.min(self.best_arena.saturating_sub(self.step));
                 self.rank = self.preorders[turn % self.preorders.len()].clone();
+                for (q, &r) in self.rank.iter().enumerate() {
+                    self.by_rank[r] = q;
+                }
                 turn += 1;
-                match self.decide(cap, self.nodes.saturating_add(limit)) {
+                match self.decide(cap, self.nodes.saturating_add(cap_limit)) {
                     Decision::Found => {}
                     Decision::Infeasible => {
                         self.lower_bound = self.lower_bound.max(cap.saturating_add(self.step));
@@ -334,11 +351,14 @@ impl<'a> Search<'a> {
             return Decision::Found; // nothing to place
         };
         let mut stack: Vec<Frame> = Vec::new();
-        let (candidates, count) = self.candidates(range, range, (0, 0), cap, false);
+        let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false) else {
+            return Decision::Infeasible;
+        };
         stack.push(Frame {
             candidates,
             next: 0,
             placed: None,
+            hatless: false,
             floor_log_len: 0,
             top_log_len: 0,
             arena_before: 0,
@@ -353,6 +373,9 @@ impl<'a> Search<'a> {
                 break Decision::Infeasible;
             };
             if let Some(p) = stack[k].placed.take() {
+                if stack[k].hatless {
+                    stack[k].next = stack[k].candidates.len();
+                }
                 let frame = &stack[k];
                 let (floor_len, top_len, arena) =
                     (frame.floor_log_len, frame.top_log_len, frame.arena_before);
@@ -393,6 +416,7 @@ impl<'a> Search<'a> {
             frame.floor_log_len = self.floor_log.len();
             frame.top_log_len = self.top_log.len();
             frame.arena_before = self.arena;
+            frame.hatless = self.unplaced_neighbours[p] == 0;
             let (active, active_count, owner) = (frame.range, frame.count, frame.owner);
             self.place(p);
 
@@ -403,22 +427,20 @@ impl<'a> Search<'a> {
             let Some(next_range) = self.leftmost_component() else {
                 continue;
             };
+            let after = (self.offset[p], self.rank[p]);
             let child = if active_count > 1 {
                 // The active component still has tensors: it continues as one
-                // canonical sequence, or `p` split it into fresh problems.
-                let (candidates, count) = self.candidates(
-                    active,
-                    next_range,
-                    (self.offset[p], self.rank[p]),
-                    cap,
-                    true,
-                );
-                if count == active_count - 1 || count == usize::MAX {
-                    Some((candidates, count, owner, Some(k)))
-                } else {
-                    let (candidates, count) =
-                        self.candidates(active, next_range, (0, 0), cap, false);
-                    Some((candidates, count, Some(k), Some(k)))
+                // canonical sequence, or `p` split it into fresh problems. The
+                // bounds of the continuing sequence hold in both cases.
+                match self.candidates(active, next_range, after, cap, true) {
+                    None => continue,
+                    Some((candidates, count)) if count == active_count - 1 => {
+                        (candidates, count, owner, Some(k))
+                    }
+                    Some(_) => match self.candidates(active, next_range, (0, 0), cap, false) {
+                        None => continue,
+                        Some((candidates, count)) => (candidates, count, Some(k), Some(k)),
+                    },
                 }
             } else {
                 // The active component is complete: the next one is a sibling
@@ -431,26 +453,27 @@ impl<'a> Search<'a> {
                     }
                     owner = stack[o].owner;
                 }
-                let (candidates, count) =
-                    self.candidates(next_range, next_range, (0, 0), cap, false);
-                Some((candidates, count, owner, owner))
+                match self.candidates(next_range, next_range, (0, 0), cap, false) {
+                    Some((candidates, count)) => (candidates, count, owner, owner),
+                    None => (Vec::new(), 0, owner, owner),
+                }
             };
             // Pushed even without candidates, so that a dead end resumes at
             // its fence.
-            if let Some((candidates, count, owner, fence)) = child {
-                stack.push(Frame {
-                    candidates,
-                    next: 0,
-                    placed: None,
-                    floor_log_len: 0,
-                    top_log_len: 0,
-                    arena_before: 0,
-                    range: next_range,
-                    count,
-                    owner,
-                    fence,
-                });
-            }
+            let (candidates, count, owner, fence) = child;
+            stack.push(Frame {
+                candidates,
+                next: 0,
+                placed: None,
+                hatless: false,
+                floor_log_len: 0,
+                top_log_len: 0,
+                arena_before: 0,
+                range: next_range,
+                count,
+                owner,
+                fence,
+            });
         };
         while let Some(frame) = stack.pop() {
             if let Some(q) = frame.placed {
@@ -481,7 +504,8 @@ impl<'a> Search<'a> {
     /// in (floor, rank) order, and the component's number of unplaced
     /// tensors. The section bounds are checked on every section of `scan`
     /// (which contains `component`); `monotone` adds the last offset
-    /// (`after.0`) to them. Returns no candidates if a bound exceeds `cap`.
+    /// (`after.0`) to them. `None` if a bound exceeds `cap` or a tensor
+    /// behind `after` can never be placed.
     fn candidates(
         &mut self,
         scan: (usize, usize),
@@ -489,10 +513,13 @@ impl<'a> Search<'a> {
         after: (usize, usize),
         cap: usize,
         monotone: bool,
-    ) -> (Vec<usize>, usize) {
+    ) -> Option<(Vec<usize>, usize)> {
         let (scan_lo, scan_hi) = scan;
         let in_range = |(lo, _): (usize, usize), (a, b): (usize, usize)| a <= lo && lo < b;
-        self.lowest_floor[scan_lo..scan_hi].fill(usize::MAX);
+        // Unplaced tensors of `scan` as packed (floor, rank) keys: sorting
+        // plain integers is several times faster than sorting by lookups.
+        let mut keys = std::mem::take(&mut self.scratch);
+        keys.clear();
         let mut count = 0usize;
         let mut lowest_top = usize::MAX;
         for q in 0..self.sizes.len() {
@@ -502,39 +529,72 @@ impl<'a> Search<'a> {
             // A tensor behind the canonical sequence whose floor can no
             // longer rise can never be placed: a dead end.
             if self.unplaced_neighbours[q] == 0 && (self.floor[q], self.rank[q]) < after {
-                return (Vec::new(), usize::MAX);
+                self.scratch = keys;
+                return None;
             }
-            let (lo, hi) = self.sections[q];
-            for low in &mut self.lowest_floor[lo..hi] {
-                *low = (*low).min(self.floor[q]);
-            }
+            keys.push(((self.floor[q] as u128) << 64) | self.rank[q] as u128);
             if in_range(self.sections[q], component) {
                 count += 1;
                 lowest_top = lowest_top.min(self.floor[q].saturating_add(self.sizes[q]));
             }
         }
-        let monotone_floor = if monotone { after.0 } else { 0 };
-        for s in scan_lo..scan_hi {
-            let unplaced = self.section_unplaced[s];
-            if unplaced > 0
-                && self.lowest_floor[s]
-                    .max(monotone_floor)
-                    .saturating_add(unplaced)
-                    > cap
-            {
-                return (Vec::new(), count);
+        keys.sort_unstable();
+        // Lowest floor per section: paint the sections of the unplaced
+        // tensors in increasing floor, each section once, skipping painted
+        // ones through a path-compressed "next unpainted section" forest.
+        for s in scan_lo..=scan_hi {
+            self.next_unpainted[s] = s;
+        }
+        for &key in &keys {
+            let q = self.by_rank[key as u64 as usize];
+            let (lo, hi) = self.sections[q];
+            let mut s = self.find_unpainted(lo);
+            while s < hi {
+                self.lowest_floor[s] = self.floor[q];
+                self.next_unpainted[s] = s + 1;
+                s = self.find_unpainted(s + 1);
             }
         }
-        let mut candidates: Vec<usize> = (0..self.sizes.len())
+        let monotone_floor = if monotone { after.0 } else { 0 };
+        for s in scan_lo..scan_hi {
+            let bytes = self.section_unplaced[s];
+            if bytes > 0
+                && self.lowest_floor[s]
+                    .max(monotone_floor)
+                    .saturating_add(bytes)
+                    > cap
+            {
+                self.scratch = keys;
+                return None;
+            }
+        }
+        let candidates: Vec<usize> = keys
+            .iter()
+            .map(|&key| self.by_rank[key as u64 as usize])
             .filter(|&q| {
-                self.offset[q] == UNPLACED
-                    && in_range(self.sections[q], component)
+                in_range(self.sections[q], component)
                     && (self.floor[q], self.rank[q]) > after
                     && self.floor[q] < lowest_top
             })
             .collect();
-        candidates.sort_unstable_by_key(|&q| (self.floor[q], self.rank[q]));
-        (candidates, count)
+        self.scratch = keys;
+        Some((candidates, count))
+    }
+
+    /// The first unpainted section at or after `s` (sections end at a
+    /// sentinel that is never painted).
+    fn find_unpainted(&mut self, s: usize) -> usize {
+        let mut root = s;
+        while self.next_unpainted[root] != root {
+            root = self.next_unpainted[root];
+        }
+        let mut at = s;
+        while self.next_unpainted[at] != root {
+            let next = self.next_unpainted[at];
+            self.next_unpainted[at] = root;
+            at = next;
+        }
+        root
     }
 
     /// Puts `p` at its floor and raises its unplaced conflicts' floors and
