@@ -56,24 +56,57 @@ pub struct Runs {
 pub struct Sample {
     /// Wall time of every run, in order.
     pub times: Vec<Duration>,
+    /// CPU time of every run (this process, all threads), where the OS
+    /// reports it: on a shared machine the wall time can exceed it.
+    pub cpu_times: Vec<Duration>,
     /// Growth of the resident high-water mark during the first run, in
     /// bytes (`None` where `/proc` is unavailable).
     pub peak_bytes: Option<u64>,
 }
 
-impl Sample {
-    /// The median run time (the mean of the two middle runs for an even
-    /// count).
-    pub fn median(&self) -> Duration {
-        let mut times = self.times.clone();
-        times.sort();
-        let n = times.len();
-        if n % 2 == 1 {
-            times[n / 2]
-        } else {
-            (times[n / 2 - 1] + times[n / 2]) / 2
-        }
+/// The median of `times` (the mean of the two middle ones for an even
+/// count); zero for none.
+pub fn median(times: &[Duration]) -> Duration {
+    let mut times = times.to_vec();
+    times.sort();
+    let n = times.len();
+    match n {
+        0 => Duration::ZERO,
+        _ if n % 2 == 1 => times[n / 2],
+        _ => (times[n / 2 - 1] + times[n / 2]) / 2,
     }
+}
+
+impl Sample {
+    /// The median wall time of the runs.
+    pub fn median(&self) -> Duration {
+        median(&self.times)
+    }
+}
+
+/// CPU time consumed by this process so far (`CLOCK_PROCESS_CPUTIME_ID`).
+pub fn cpu_time() -> Option<Duration> {
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    {
+        #[repr(C)]
+        struct Timespec {
+            seconds: i64,
+            nanoseconds: i64,
+        }
+        extern "C" {
+            fn clock_gettime(clock: core::ffi::c_int, time: *mut Timespec) -> core::ffi::c_int;
+        }
+        const CLOCK_PROCESS_CPUTIME_ID: core::ffi::c_int = 2;
+        let mut time = Timespec {
+            seconds: 0,
+            nanoseconds: 0,
+        };
+        // SAFETY: `time` is a valid, writable timespec (64-bit Linux layout).
+        let status = unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut time) };
+        (status == 0).then(|| Duration::new(time.seconds as u64, time.nanoseconds as u32))
+    }
+    #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+    None
 }
 
 /// Runs `case` as `runs` says, dropping each result outside the timing, and
@@ -85,12 +118,17 @@ pub fn measure<T>(runs: Runs, mut case: impl FnMut() -> T) -> Sample {
         None
     };
     let mut times = Vec::new();
+    let mut cpu_times = Vec::new();
     let started = Instant::now();
     let mut peak_bytes = None;
     while times.len() < runs.max_runs {
+        let cpu_start = cpu_time();
         let start = Instant::now();
         let result = case();
         let elapsed = start.elapsed();
+        if let (Some(before), Some(after)) = (cpu_start, cpu_time()) {
+            cpu_times.push(after.saturating_sub(before));
+        }
         if times.is_empty() {
             peak_bytes = baseline
                 .zip(status_bytes("VmHWM"))
@@ -105,5 +143,9 @@ pub fn measure<T>(runs: Runs, mut case: impl FnMut() -> T) -> Sample {
             break;
         }
     }
-    Sample { times, peak_bytes }
+    Sample {
+        times,
+        cpu_times,
+        peak_bytes,
+    }
 }

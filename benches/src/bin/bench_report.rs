@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::process::Command;
 use std::time::Duration;
 
-use aether_bench::measure::{measure, Runs, Sample};
+use aether_bench::measure::{measure, median, Runs, Sample};
 use aether_bench::{literal, peers, workloads};
 use aether_planner::{
     islands, plan_offsets, transitive_reduction, try_transitive_reduction_with_budget,
@@ -245,6 +245,10 @@ fn run_case(name: &str, implementation: &str, quick: bool) {
     for time in &sample.times {
         write!(line, " {}", time.as_nanos()).unwrap();
     }
+    line += " CPU";
+    for time in &sample.cpu_times {
+        write!(line, " {}", time.as_nanos()).unwrap();
+    }
     println!("{line}");
 }
 
@@ -253,6 +257,7 @@ struct Figures {
     runs: usize,
     median: Duration,
     first: Duration,
+    cpu_median: Option<Duration>,
     peak_bytes: Option<u64>,
 }
 
@@ -272,23 +277,23 @@ fn run_child(name: &str, implementation: &str, quick: bool) -> Option<Figures> {
         );
         return None;
     };
-    let fields: Vec<i128> = line[7..]
+    let (wall, cpu) = line[7..].split_once(" CPU").unwrap_or((&line[7..], ""));
+    let fields: Vec<i128> = wall
         .split_whitespace()
         .map(|field| field.parse().unwrap())
         .collect();
-    let times: Vec<Duration> = fields[2..]
-        .iter()
-        .map(|&ns| Duration::from_nanos(ns as u64))
+    let nanos = |ns: &i128| Duration::from_nanos(*ns as u64);
+    let times: Vec<Duration> = fields[2..].iter().map(nanos).collect();
+    let cpu_times: Vec<Duration> = cpu
+        .split_whitespace()
+        .map(|field| Duration::from_nanos(field.parse().unwrap()))
         .collect();
-    let sample = Sample {
-        times,
-        peak_bytes: (fields[1] >= 0).then_some(fields[1] as u64),
-    };
     Some(Figures {
         runs: fields[0] as usize,
-        median: sample.median(),
-        first: sample.times[0],
-        peak_bytes: sample.peak_bytes,
+        median: median(&times),
+        first: times[0],
+        cpu_median: (!cpu_times.is_empty()).then(|| median(&cpu_times)),
+        peak_bytes: (fields[1] >= 0).then_some(fields[1] as u64),
     })
 }
 
@@ -539,7 +544,7 @@ fn report(results: &Results, quick: bool, started: &str, elapsed: Duration) -> S
         elapsed.as_secs_f64()
     )
     .unwrap();
-    out += "- Each case runs in a child process of its own: input built untimed, then run until it has made at least 5 runs and spent 3 s (51 runs at most; a case whose first run exceeds 8 s runs once: its figure is that single run). Time is the **median** wall time; the first run is shown too, since only it pays for memory the kernel has not handed out before. Peak is the growth of the process's resident high-water mark (`VmHWM`, reset after the input is built) during the first run: the routine's scratch plus its output.\n";
+    out += "- Each case runs in a child process of its own: input built untimed, then run until it has made at least 5 runs and spent 3 s (51 runs at most; a case whose first run exceeds 8 s runs once: its figure is that single run). Time is the **median** wall time; *CPU median* is the median CPU time of the same runs (all threads), and where it is well below the wall time the case was waiting for a core that other work held; the first run is shown too, since only it pays for memory the kernel has not handed out before. Peak is the growth of the process's resident high-water mark (`VmHWM`, reset after the input is built) during the first run: the routine's scratch plus its output.\n";
     out += "- Every implementation returns exactly the library's result on these inputs' kind (`benches/tests/equivalence.rs`).\n";
     out += "- Peers: petgraph 0.8 (`algo::tred::dag_transitive_reduction_closure`: *core* is the call alone on a prepared adjacency list, the other column adds building the list and reading the edges back; `unionfind::UnionFind<u32>`), `union-find` 0.4 (`QuickUnionUf<UnionBySize>`), `disjoint-sets` 0.4 (`UnionFind<u32>`). Island peers add the same canonical numbering pass the library does. *read-once* reads the incidence array once: the floor.\n\n";
 
@@ -563,15 +568,18 @@ fn report(results: &Results, quick: bool, started: &str, elapsed: Duration) -> S
             .collect();
         for workload in &jobs {
             writeln!(out, "### {}\n", workload.name).unwrap();
-            out += "| implementation | median | first run | runs | peak | median ÷ library |\n|---|---:|---:|---:|---:|---:|\n";
+            out += "| implementation | median | first run | CPU median | runs | peak | median ÷ library |\n|---|---:|---:|---:|---:|---:|---:|\n";
             let library = find(results, workload.name, workload.implementations[0]);
             for &implementation in workload.implementations {
                 let figures = find(results, workload.name, implementation);
                 writeln!(
                     out,
-                    "| {implementation} | {} | {} | {} | {} | {} |",
+                    "| {implementation} | {} | {} | {} | {} | {} | {} |",
                     figures.map_or("failed".into(), |f| format_time(f.median)),
                     figures.map_or("-".into(), |f| format_time(f.first)),
+                    figures
+                        .and_then(|f| f.cpu_median)
+                        .map_or("-".into(), format_time),
                     figures.map_or("-".into(), |f| f.runs.to_string()),
                     format_bytes(figures.and_then(|f| f.peak_bytes)),
                     format_ratio(ratio(figures, library)),
