@@ -319,6 +319,15 @@ fn ratio(numerator: Option<&Figures>, denominator: Option<&Figures>) -> Option<f
     Some(numerator?.median.as_secs_f64() / denominator?.median.as_secs_f64())
 }
 
+fn cpu_ratio(numerator: Option<&Figures>, denominator: Option<&Figures>) -> Option<f64> {
+    Some(numerator?.cpu_median?.as_secs_f64() / denominator?.cpu_median?.as_secs_f64())
+}
+
+/// A wall-time ratio with the CPU-time ratio of the same runs beside it.
+fn with_cpu(wall: Option<f64>, cpu: Option<f64>) -> String {
+    format!("{} (CPU time: {})", format_ratio(wall), format_ratio(cpu))
+}
+
 fn format_ratio(value: Option<f64>) -> String {
     value.map_or("n/a".into(), |value| format!("{value:.2}x"))
 }
@@ -367,7 +376,13 @@ fn targets(results: &Results) -> String {
             speedup.map(|s| s >= 3.0),
             format!(
                 "transitive reduction, {name}: literal ÷ library = {} (target ≥ 3x)",
-                format_ratio(speedup)
+                with_cpu(
+                    speedup,
+                    cpu_ratio(
+                        find(results, name, "literal"),
+                        find(results, name, "library")
+                    )
+                )
             ),
         );
     }
@@ -380,7 +395,13 @@ fn targets(results: &Results) -> String {
         speedup.map(|s| s > 1.0),
         format!(
             "transitive reduction, {name}: petgraph core call ÷ library = {} (target > 1x)",
-            format_ratio(speedup)
+            with_cpu(
+                speedup,
+                cpu_ratio(
+                    find(results, name, "petgraph-core"),
+                    find(results, name, "library")
+                )
+            )
         ),
     );
     for name in [
@@ -444,7 +465,13 @@ fn targets(results: &Results) -> String {
             speedup.map(|s| s >= 2.0),
             format!(
                 "islands, {name}: petgraph ÷ library = {} (target ≥ 2x)",
-                format_ratio(speedup)
+                with_cpu(
+                    speedup,
+                    cpu_ratio(
+                        find(results, name, "petgraph"),
+                        find(results, name, "library")
+                    )
+                )
             ),
         );
     }
@@ -457,7 +484,13 @@ fn targets(results: &Results) -> String {
         speedup.map(|s| s >= 1.0),
         format!(
             "islands, {name}: petgraph ÷ library = {} (target ≥ 1x, no slower)",
-            format_ratio(speedup)
+            with_cpu(
+                speedup,
+                cpu_ratio(
+                    find(results, name, "petgraph"),
+                    find(results, name, "library")
+                )
+            )
         ),
     );
     for name in [
@@ -495,7 +528,13 @@ fn targets(results: &Results) -> String {
         speedup.map(|s| s >= 3.0),
         format!(
             "offsets, {name}: literal ÷ library = {} (target ≥ 3x)",
-            format_ratio(speedup)
+            with_cpu(
+                speedup,
+                cpu_ratio(
+                    find(results, name, "literal"),
+                    find(results, name, "library")
+                )
+            )
         ),
     );
     let name = "random-tensors-100k";
@@ -503,8 +542,11 @@ fn targets(results: &Results) -> String {
     out += &verdict(
         figures.map(|f| f.median < Duration::from_secs(1)),
         format!(
-            "offsets, {name}: library median {} (target < 1 s)",
-            figures.map_or("n/a".into(), |f| format_time(f.median))
+            "offsets, {name}: library median {} (target < 1 s; CPU time {})",
+            figures.map_or("n/a".into(), |f| format_time(f.median)),
+            figures
+                .and_then(|f| f.cpu_median)
+                .map_or("n/a".into(), format_time)
         ),
     );
     out
