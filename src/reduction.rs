@@ -61,11 +61,13 @@
 //!
 //! # Complexity
 //!
-//! `O(n + E + B·(n + E) + Σ_{(u→w) ∈ TR} ⌈(n − w)/64⌉)` time for `B` column
-//! blocks (one without a budget): at most the literal
-//! `O((n + E)⌈n/64⌉)`. Memory: the triangle, `≈ n²/16` bytes (at most
-//! `budget_bytes` per block with a budget), allocated fallibly, plus
-//! `O(n + E)` for the grouped edges.
+//! `O(B·(n + E) + n²/128 + Σ_{(u→w) ∈ TR} ⌈(n − w)/64⌉)` time for `B`
+//! column blocks (one without a budget): grouping, the triangle's zeroed
+//! words, and one fold per surviving edge over the words its target's row
+//! stores. That is at most the literal `O(E log E + (n + E)⌈n/64⌉)`. Memory:
+//! the triangle, `≈ n²/16` bytes (at most `budget_bytes` per block with a
+//! budget), allocated fallibly, plus `O(n + E)` for the grouped edges (or
+//! the dense form's second triangle, at most `8E` bytes).
 
 use crate::error::PlanError;
 
