@@ -29,16 +29,17 @@ pub fn plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError>
 
     let mut offsets = vec![0usize; tensors.len()];
     let mut arena_size = 0usize;
+    let mut blocks: Vec<(usize, usize)> = Vec::new();
     for (placed, &i) in order.iter().enumerate() {
         let me = tensors[i];
-        let mut blocks: Vec<(usize, usize)> = Vec::new();
+        blocks.clear();
         for &j in &order[..placed] {
             let other = tensors[j];
             if me.first_use <= other.last_use && other.first_use <= me.last_use {
                 blocks.push((offsets[j], offsets[j] + other.size));
             }
         }
-        blocks.sort();
+        blocks.sort_unstable();
         let mut best_gap: Option<usize> = None;
         let mut best_offset = 0usize;
         let mut block_end = 0usize;

@@ -52,9 +52,12 @@ pub fn transitive_reduction(
             start -= 1;
         }
         let successors = &sorted[start..end];
-        let mut row = vec![0u64; words];
+        // Row u is folded in place; every successor's row lies above it.
+        let (below, above) = matrix.split_at_mut((u + 1) * words);
+        let row = &mut below[u * words..];
         for &(_, w) in successors {
-            for (bits, theirs) in row.iter_mut().zip(&matrix[w * words..(w + 1) * words]) {
+            let theirs = &above[(w - u - 1) * words..(w - u) * words];
+            for (bits, theirs) in row.iter_mut().zip(theirs) {
                 *bits |= theirs;
             }
         }
@@ -66,7 +69,6 @@ pub fn transitive_reduction(
         for &(_, v) in successors {
             row[v / 64] |= 1 << (v % 64);
         }
-        matrix[u * words..(u + 1) * words].copy_from_slice(&row);
         end = start;
     }
     kept.sort_unstable();
