@@ -216,15 +216,14 @@ fn data_files() -> Vec<(String, Vec<TensorLifetime>)> {
 // Soundness of every strategy
 // ---------------------------------------------------------------------------
 
-#[test]
-fn every_strategy_is_sound_on_the_data_files() {
-    for (name, tensors) in data_files() {
-        for alignment in [1, 64, 4096] {
+fn assert_sound_on(files: &[(String, Vec<TensorLifetime>)], alignments: &[usize]) {
+    for (name, tensors) in files {
+        for &alignment in alignments {
             for strategy in STRATEGIES {
-                let options = options(strategy, alignment, 500);
-                let report = try_plan_offsets_with(&tensors, &options).expect("valid input");
+                let options = options(strategy, alignment, 300);
+                let report = try_plan_offsets_with(tensors, &options).expect("valid input");
                 assert_report(
-                    &tensors,
+                    tensors,
                     &report,
                     &options,
                     &format!("{name} {strategy:?} a={alignment}"),
@@ -232,6 +231,25 @@ fn every_strategy_is_sound_on_the_data_files() {
             }
         }
     }
+}
+
+/// The MobileNet tables, MiniMalloc's example and its three smallest
+/// challenging problems; the other eight are in the ignored test below (and
+/// every plan of the results example is checked the same way).
+#[test]
+fn every_strategy_is_sound_on_the_data_files() {
+    let files: Vec<_> = data_files()
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("challenging/") || "ABC".contains(&name[12..13]))
+        .collect();
+    assert_sound_on(&files, &[1, 4096]);
+}
+
+/// All data files at three alignments: about a minute in the debug profile.
+#[test]
+#[ignore]
+fn every_strategy_is_sound_on_all_the_data_files_at_three_alignments() {
+    assert_sound_on(&data_files(), &[1, 64, 4096]);
 }
 
 #[test]
@@ -441,24 +459,28 @@ fn the_search_proves_the_brute_force_minimum_on_small_instances() {
 
 #[test]
 fn every_lower_bound_is_at_most_the_brute_force_minimum() {
-    for seed in 0..300 {
+    for seed in 0..150 {
         let mut rng = Rng::new(40_000 + seed);
         let tensors = small_tensors(&mut rng);
         let minimum = brute_force_minimum(&tensors, 1);
+        for strategy in [Strategy::Greedy, Strategy::Heuristic] {
+            let report =
+                try_plan_offsets_with(&tensors, &options(strategy, 1, 0)).expect("valid input");
+            assert!(report.lower_bound <= minimum, "seed {seed} {strategy:?}");
+            assert!(
+                report.plan.arena_size >= minimum,
+                "seed {seed} {strategy:?}"
+            );
+        }
         // Tiny budgets: the search stops early, its bound must still hold.
-        for nodes in [0, 1, 5, 50] {
-            for strategy in STRATEGIES {
-                let report = try_plan_offsets_with(&tensors, &options(strategy, 1, nodes))
-                    .expect("valid input");
-                assert!(
-                    report.lower_bound <= minimum,
-                    "seed {seed} {strategy:?} {nodes}"
-                );
-                assert!(
-                    report.plan.arena_size >= minimum,
-                    "seed {seed} {strategy:?}"
-                );
-            }
+        for nodes in [0, 3, 50] {
+            let report = try_plan_offsets_with(&tensors, &options(Strategy::Search, 1, nodes))
+                .expect("valid input");
+            assert!(report.lower_bound <= minimum, "seed {seed} search {nodes}");
+            assert!(
+                report.plan.arena_size >= minimum,
+                "seed {seed} search {nodes}"
+            );
         }
     }
 }
