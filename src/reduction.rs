@@ -54,8 +54,8 @@
 //! faulting in a fresh matrix 4 KiB at a time otherwise dominates the time on
 //! large sparse graphs.
 //!
-//! Edges are grouped by source with targets ascending by two counting sorts
-//! (`O(n + E)`, no comparison sort). A dense graph (`n² <= 128 E`) reduced in
+//! Edges are grouped by source by a counting sort, targets ascending within
+//! each group (`O(n + E)`; tiny groups are sorted in place instead). A dense graph (`n² <= 128 E`) reduced in
 //! one block instead keeps its edges as a second bit triangle, which is no
 //! larger than the grouped lists and needs no sort at all.
 //!
@@ -165,40 +165,58 @@ struct GroupedEdges {
 }
 
 impl GroupedEdges {
-    /// Two stable counting sorts, by target then by source: `O(n + E)`.
+    /// Groups by a counting sort on the source (`O(n + E)`). The targets of
+    /// each group are then put in ascending order: with a mean out-degree
+    /// of at most 4 by sorting each (tiny) group in place, else by a second,
+    /// stable counting sort on the target done first, which costs the same
+    /// per edge whatever the degrees.
     /// Every node must be below `u32::MAX`.
     fn new(node_count: usize, edges: &[(usize, usize)]) -> Self {
-        let mut out_starts = vec![0usize; node_count + 1];
-        let mut in_starts = vec![0usize; node_count + 1];
-        for &(u, v) in edges {
-            out_starts[u + 1] += 1;
-            in_starts[v + 1] += 1;
+        const SORT_GROUPS_UP_TO_DEGREE: usize = 4;
+        let mut starts = vec![0usize; node_count + 1];
+        for &(u, _) in edges {
+            starts[u + 1] += 1;
         }
         for x in 0..node_count {
-            out_starts[x + 1] += out_starts[x];
-            in_starts[x + 1] += in_starts[x];
+            starts[x + 1] += starts[x];
         }
-        // Sources grouped by target.
-        let mut sources = vec![0u32; edges.len()];
-        let mut cursor = in_starts.clone();
-        for &(u, v) in edges {
-            sources[cursor[v]] = u as u32;
-            cursor[v] += 1;
-        }
-        // Visiting targets in ascending order fills each source's group in
-        // ascending target order.
+        let mut cursor = starts.clone();
         let mut targets = vec![0u32; edges.len()];
-        cursor.copy_from_slice(&out_starts);
-        for v in 0..node_count {
-            for &u in &sources[in_starts[v]..in_starts[v + 1]] {
-                targets[cursor[u as usize]] = v as u32;
-                cursor[u as usize] += 1;
+        if edges.len() <= SORT_GROUPS_UP_TO_DEGREE * node_count {
+            for &(u, v) in edges {
+                targets[cursor[u]] = v as u32;
+                cursor[u] += 1;
+            }
+            for u in 0..node_count {
+                let group = &mut targets[starts[u]..starts[u + 1]];
+                if group.len() > 1 {
+                    group.sort_unstable();
+                }
+            }
+        } else {
+            // Sources grouped by target, then visited in ascending target
+            // order, fill each source's group in ascending target order.
+            let mut in_starts = vec![0usize; node_count + 1];
+            for &(_, v) in edges {
+                in_starts[v + 1] += 1;
+            }
+            for x in 0..node_count {
+                in_starts[x + 1] += in_starts[x];
+            }
+            let mut sources = vec![0u32; edges.len()];
+            let mut in_cursor = in_starts.clone();
+            for &(u, v) in edges {
+                sources[in_cursor[v]] = u as u32;
+                in_cursor[v] += 1;
+            }
+            for v in 0..node_count {
+                for &u in &sources[in_starts[v]..in_starts[v + 1]] {
+                    targets[cursor[u as usize]] = v as u32;
+                    cursor[u as usize] += 1;
+                }
             }
         }
-        GroupedEdges {
-            starts: out_starts,
-            targets,
-        }
+        GroupedEdges { starts, targets }
     }
 }
 
@@ -310,6 +328,45 @@ unsafe fn or_into_avx2(into: &mut [u64], row: &[u64]) {
     or_words(into, row);
 }
 
+/// An empty matrix with room for `words` words, or the number of bytes that
+/// could not be allocated. Nothing is zeroed here: rows are zeroed one at a
+/// time by [`append_zeroed_row`], just before they are built, while they are
+/// in cache.
+fn try_matrix(words: usize) -> Result<Vec<u64>, PlanError> {
+    let mut matrix = Vec::new();
+    matrix
+        .try_reserve_exact(words)
+        .map_err(|_| PlanError::OutOfMemory {
+            bytes: words.saturating_mul(8),
+        })?;
+    advise_huge_pages(matrix.spare_capacity_mut());
+    Ok(matrix)
+}
+
+/// Appends row `u`, zeroed, to a matrix whose rows are stored in
+/// *descending* order (rows are built from the last node down, so each is
+/// appended). Returns the rows above `u`, all built, and row `u`.
+/// `offsets` are the block's ascending row offsets.
+#[inline]
+fn append_zeroed_row<'a>(
+    matrix: &'a mut Vec<u64>,
+    offsets: &[usize],
+    u: usize,
+) -> (&'a [u64], &'a mut [u64]) {
+    let built = offsets[offsets.len() - 1] - offsets[u + 1];
+    debug_assert_eq!(matrix.len(), built);
+    matrix.resize(built + offsets[u + 1] - offsets[u], 0);
+    let (above, row_u) = matrix.split_at_mut(built);
+    (above, row_u)
+}
+
+/// Row `w` among the built rows `above` (see [`append_zeroed_row`]).
+#[inline]
+fn stored_row<'a>(above: &'a [u64], offsets: &[usize], w: usize) -> &'a [u64] {
+    let total = offsets[offsets.len() - 1];
+    &above[total - offsets[w + 1]..total - offsets[w]]
+}
+
 /// Closes reachability on the columns of `block` and decides every edge
 /// whose target lies in it; `kept` (one flag per grouped edge) holds the
 /// decisions of the earlier blocks and receives this block's.
@@ -321,12 +378,11 @@ fn reduce_block(
 ) {
     let wide = wide_words_available();
     let offsets = block.row_offsets();
-    debug_assert_eq!(matrix.len(), offsets[block.rows]);
+    debug_assert!(matrix.is_empty() && matrix.capacity() >= offsets[block.rows]);
     let first_column = 64 * block.first_word;
     let end_column = 64 * block.end_word;
     for u in (0..block.rows).rev() {
-        let (head, tail) = matrix.split_at_mut(offsets[u + 1]);
-        let row_u = &mut head[offsets[u]..];
+        let (tail, row_u) = append_zeroed_row(&mut matrix, &offsets, u);
         let row_u_start = block.row_start_word(u);
         let group = graph.starts[u]..graph.starts[u + 1];
         for (&target, kept) in graph.targets[group.clone()].iter().zip(&mut kept[group]) {
@@ -345,7 +401,7 @@ fn reduce_block(
                 continue; // Found redundant in an earlier block.
             }
             if w < block.rows {
-                let row_w = &tail[offsets[w] - offsets[u + 1]..offsets[w + 1] - offsets[u + 1]];
+                let row_w = stored_row(tail, &offsets, w);
                 let skip = row_u.len() - row_w.len();
                 or_into(&mut row_u[skip..], row_w, wide);
             }
@@ -366,13 +422,12 @@ fn reduce_dense(
 ) -> Result<Vec<(usize, usize)>, PlanError> {
     let wide = wide_words_available();
     let offsets = block.row_offsets();
-    let mut adjacency = try_zeroed_words(matrix.len())?;
+    let mut adjacency = try_zeroed_words(offsets[block.rows])?;
     for &(u, v) in edges {
         adjacency[offsets[u] + v / 64 - block.row_start_word(u)] |= 1 << (v % 64);
     }
     for u in (0..block.rows).rev() {
-        let (head, tail) = matrix.split_at_mut(offsets[u + 1]);
-        let row_u = &mut head[offsets[u]..];
+        let (tail, row_u) = append_zeroed_row(&mut matrix, &offsets, u);
         let adjacency_u = &mut adjacency[offsets[u]..offsets[u + 1]];
         let row_u_start = block.row_start_word(u);
         for word in 0..row_u.len() {
@@ -387,7 +442,7 @@ fn reduce_dense(
                 row_u[word] |= bit;
                 let w = (row_u_start + word) * 64 + bit.trailing_zeros() as usize;
                 if w < block.rows {
-                    let row_w = &tail[offsets[w] - offsets[u + 1]..offsets[w + 1] - offsets[u + 1]];
+                    let row_w = stored_row(tail, &offsets, w);
                     let skip = row_u.len() - row_w.len();
                     or_into(&mut row_u[skip..], row_w, wide);
                 }
@@ -461,7 +516,7 @@ fn reduce(
 
     // The first block is allocated before anything of size O(n), so a
     // matrix that cannot exist is refused before any other work.
-    let mut first_matrix = Some(try_zeroed_words(blocks[0].words())?);
+    let mut first_matrix = Some(try_matrix(blocks[0].words())?);
     let dense = (node_count as u128).pow(2) <= 128 * edges.len() as u128;
     if blocks.len() == 1 && dense {
         let matrix = first_matrix.take().expect("allocated above");
@@ -472,7 +527,7 @@ fn reduce(
     for block in &blocks {
         let matrix = match first_matrix.take() {
             Some(matrix) => matrix,
-            None => try_zeroed_words(block.words())?,
+            None => try_matrix(block.words())?,
         };
         reduce_block(&graph, block, matrix, &mut kept);
     }
