@@ -16,9 +16,12 @@
 //! sequence of capacities `C`. Every offset of a canonical plan (below) is a
 //! sum of sizes, so the optimum is a multiple of `g`, the greatest common
 //! divisor of the sizes, and a "no" at `C` proves the bound `C + g`. Each
-//! round of decisions doubles the node limit of a decision and asks first at
-//! the lower bound, where the section bounds prune hardest, then halfway
-//! between the lower bound and the incumbent. A "yes" is a new incumbent.
+//! round asks first at the lower bound, where the section bounds prune
+//! hardest, then (with half the node limit) halfway between the lower bound
+//! and the incumbent; the limit doubles from round to round, and successive
+//! decisions take turns with three preorders of the tensors (decreasing
+//! lifetime length, area, busiest-section total; total, area, length; total,
+//! length, area), as restarts. A "yes" is a new incumbent.
 //!
 //! # Canonical plans
 //!
@@ -44,6 +47,10 @@
 //!   unplaced tensors on either side are independent problems. They are
 //!   solved one after the other, each as its own canonical sequence, and a
 //!   failure of a later one backtracks past the earlier ones' choices.
+//! - *Fixed floors*: a tensor with no unplaced conflicts has a final floor.
+//!   Once the sequence has passed it, it can never be placed (a dead end);
+//!   and if the subtree under it fails, so does every later choice at the
+//!   same step, which would all pass it.
 //!
 //! # What is exact
 //!
@@ -55,8 +62,9 @@
 //! # Complexity
 //!
 //! Exponential in the worst case; bounded by the budget. Each node costs
-//! `O(n log n + Σ spans)` for `n` tensors (the spans are the numbers of
-//! sections of the tensors still to place in the active component). Memory
+//! `O(d + m log m + S)`: `d` conflicts of the placed tensor, `m` unplaced
+//! tensors of the active component (sorted by floor), and `S` sections, each
+//! given its lowest floor once through a path-compressed forest. Memory
 //! `O(n²)` at most (one candidate list per level of the depth-first stack).
 
 use std::time::Instant;
@@ -176,6 +184,9 @@ struct Search<'a> {
     next_unpainted: Vec<usize>,
     /// Scratch: the (floor, rank) keys of `candidates`.
     scratch: Vec<u128>,
+    /// Tensors by first section, and where each section's run starts in it.
+    by_start: Vec<usize>,
+    starts_at: Vec<usize>,
     /// The tensor of each rank of the current preorder.
     by_rank: Vec<usize>,
     /// Number of unplaced conflicts of each tensor.
@@ -265,6 +276,11 @@ impl<'a> Search<'a> {
             .collect();
 
         let unplaced_neighbours = conflicts.neighbours.iter().map(Vec::len).collect();
+        let mut by_start: Vec<usize> = (0..n).collect();
+        by_start.sort_by_key(|&p| sections[p].0);
+        let starts_at: Vec<usize> = (0..=section_count)
+            .map(|s| by_start.partition_point(|&p| sections[p].0 < s))
+            .collect();
         Search {
             tensors,
             rank: preorders[0].clone(),
@@ -289,6 +305,8 @@ impl<'a> Search<'a> {
             next_unpainted: vec![0; section_count + 1],
             scratch: Vec::new(),
             by_rank: vec![0; n + 1],
+            by_start,
+            starts_at,
             unplaced_neighbours,
             best_offsets: start.offsets,
             best_arena: start.arena_size,
@@ -522,8 +540,10 @@ impl<'a> Search<'a> {
         keys.clear();
         let mut count = 0usize;
         let mut lowest_top = usize::MAX;
-        for q in 0..self.sizes.len() {
-            if self.offset[q] != UNPLACED || !in_range(self.sections[q], scan) {
+        // Only the tensors starting inside `scan` can belong to it.
+        let starting = self.starts_at[scan_lo]..self.starts_at[scan_hi];
+        for &q in &self.by_start[starting] {
+            if self.offset[q] != UNPLACED {
                 continue;
             }
             // A tensor behind the canonical sequence whose floor can no
