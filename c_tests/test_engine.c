@@ -5,7 +5,7 @@
  *
  * Prints "N passed, M failed" and exits non-zero on any failure.
  */
-#include "aether_planner.h"
+#include "check.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -44,26 +44,6 @@ void *aligned_alloc(size_t alignment, size_t size) {
 void free(void *ptr) { __libc_free(ptr); }
 
 /* ------------------------------------------------------------------------ */
-
-static unsigned passed, failed;
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (cond) {                                                              \
-      passed++;                                                              \
-    } else {                                                                 \
-      failed++;                                                              \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                        \
-  } while (0)
-
-static uint64_t rng_state;
-static size_t rng_below(size_t bound) {
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return (size_t)((z ^ (z >> 31)) % bound);
-}
 
 enum { MAX_TREES = 48 };
 
@@ -343,6 +323,5 @@ int main(void) {
   test_random_mujoco_islands_match_both_references();
   test_mujoco_bad_input_leaves_labels_untouched();
   test_any_order_reduction();
-  printf("%u passed, %u failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return report();
 }

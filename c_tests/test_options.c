@@ -5,31 +5,11 @@
  *
  * Prints "N passed, M failed" and exits non-zero on any failure.
  */
-#include "aether_planner.h"
+#include "check.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-static unsigned passed, failed;
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (cond) {                                                              \
-      passed++;                                                              \
-    } else {                                                                 \
-      failed++;                                                              \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                        \
-  } while (0)
-
-static uint64_t rng_state;
-static size_t rng_below(size_t bound) {
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return (size_t)((z ^ (z >> 31)) % bound);
-}
 
 static size_t round_up(size_t size, size_t alignment) {
   return (size + alignment - 1) / alignment * alignment;
@@ -214,6 +194,5 @@ int main(void) {
   test_random_plans_of_every_strategy();
   test_a_node_budget_gives_the_same_plan_every_time();
   test_bad_options_leave_outputs_untouched();
-  printf("%u passed, %u failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return report();
 }

@@ -5,47 +5,12 @@
  *
  * Prints "N passed, M failed" and exits non-zero on any failure.
  */
-#include "aether_planner.h"
+#include "check.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static unsigned passed, failed;
-
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    if (cond) {                                                            \
-      passed++;                                                            \
-    } else {                                                               \
-      failed++;                                                            \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                      \
-  } while (0)
-
-#define CHECK_STATUS(call, expected)                                          \
-  do {                                                                        \
-    aether_status got_ = (call);                                              \
-    if (got_ == (expected)) {                                                 \
-      passed++;                                                               \
-    } else {                                                                  \
-      failed++;                                                               \
-      fprintf(stderr, "%s:%d: %s returned %u (%s), expected %u (%s)\n",       \
-              __FILE__, __LINE__, #call, (unsigned)got_, aether_status_str(got_), \
-              (unsigned)(expected), aether_status_str(expected));             \
-    }                                                                         \
-  } while (0)
-
-/* splitmix64, so every random instance can be replayed from its seed. */
-static uint64_t rng_state;
-static uint64_t rng_next(void) {
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-static size_t rng_below(size_t bound) { return (size_t)(rng_next() % bound); }
 
 static aether_tensor_lifetime tensor(size_t size, size_t first, size_t last) {
   aether_tensor_lifetime t;
@@ -453,6 +418,5 @@ int main(void) {
   test_bad_inputs_leave_outputs_untouched();
   test_empty_inputs();
   test_status_strings_and_version();
-  printf("%u passed, %u failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return report();
 }

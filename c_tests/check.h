@@ -1,0 +1,56 @@
+/*
+ * What every C test here shares: pass/fail counting with the failing
+ * expression reported, and a seeded generator so every random case can be
+ * replayed. Each test program includes it once.
+ */
+#ifndef AETHER_C_TESTS_CHECK_H
+#define AETHER_C_TESTS_CHECK_H
+
+#include "aether_planner.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+static unsigned passed, failed;
+
+#define CHECK(cond)                                                              \
+  do {                                                                           \
+    if (cond) {                                                                  \
+      passed++;                                                                  \
+    } else {                                                                     \
+      failed++;                                                                  \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+    }                                                                            \
+  } while (0)
+
+#define CHECK_STATUS(call, expected)                                              \
+  do {                                                                            \
+    aether_status got_ = (call);                                                  \
+    if (got_ == (expected)) {                                                     \
+      passed++;                                                                   \
+    } else {                                                                      \
+      failed++;                                                                   \
+      fprintf(stderr, "%s:%d: %s returned %u (%s), expected %u (%s)\n", __FILE__, \
+              __LINE__, #call, (unsigned)got_, aether_status_str(got_),           \
+              (unsigned)(expected), aether_status_str(expected));                 \
+    }                                                                             \
+  } while (0)
+
+/* splitmix64 over a global state: set rng_state to a seed, then draw. */
+static uint64_t rng_state;
+static uint64_t rng_next(void) {
+  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+/* Uniform in [0, bound), bound > 0. */
+static size_t rng_below(size_t bound) { return (size_t)(rng_next() % bound); }
+
+/* Prints the closing line the test runners read; the exit status. */
+static int report(void) {
+  printf("%u passed, %u failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
+
+#endif
