@@ -2,12 +2,15 @@
 //! "challenging" problems and prints a Markdown table of arenas and times.
 //!
 //! ```sh
-//! cargo run --release --example strategies -- [--nodes N] [--seconds S] [--files ABC] [--out docs/strategies.md]
+//! cargo run --release --example strategies -- [--nodes N] [--seconds S] [--files ABC] [--out FILE]
 //! ```
 //!
 //! `--nodes` is the search's node budget per file (default 2,000,000; 0 means
-//! none) and `--seconds` its time budget per file (default none). Every plan
-//! is checked for soundness by a pairwise overlap test before it is reported.
+//! none), `--seconds` its time budget per file (default none), `--files` the
+//! files to run by letter (default all 11), and `--out` a file that also
+//! receives the table and its summary lines. Every plan is checked for
+//! soundness by a pairwise overlap test before it is reported; an unsound
+//! plan stops the run with an error. `docs/strategies.md` holds one run.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
