@@ -54,7 +54,9 @@ pub enum Strategy {
 /// every machine; a time budget makes it depend on the machine's speed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchBudget {
-    /// Wall-clock limit of the search, or `None` for no limit.
+    /// Wall-clock limit of the search, or `None` for no limit. It starts
+    /// after the heuristic plan the search starts from, and the clock is read
+    /// every 1,024 nodes.
     pub time: Option<Duration>,
     /// Limit on the number of search nodes (placements tried), or `None` for
     /// no limit.
