@@ -10,13 +10,17 @@
 mod graph;
 mod input;
 mod offsets;
+mod progress;
 mod svg;
 mod units;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
+use aether_planner::{PlanOptions, SearchBudget, Strategy};
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use input::{CliError, Input};
@@ -73,11 +77,26 @@ Example (MiniMalloc FILE, a buffer live over [lower, upper)):
   b1,0,3,4,0
   b2,3,9,4,0
 
+Strategies (--strategy):
+  greedy      best fit in decreasing size, the specification's planner (default)
+  heuristic   the best of several orderings and placement rules, then local moves
+  search      exact branch and bound from the heuristic's plan, until the plan is
+              proven optimal or a budget runs out: --budget-nodes N (default
+              1000000; `none` for no limit), --budget-ms N (default: no limit).
+              With only a node budget the plan is the same on every machine.
+
+--align N (a power of two, default 1) makes every offset a multiple of N and
+rounds every size up to a multiple of N; the peak, the arena, the lower bound
+and the picture then count rounded sizes. The CSV keeps the sizes as given.
+
 The summary gives the tensor count, the peak live bytes (the most bytes live at
-one node: no arena can be smaller), the arena the plan needs, their ratio and
-the planning time. With no FILE, plans FP32 MobileNet V1's internal values
-(--network picks another embedded table). --format csv and --format json print
-only the data on standard output, and the summary on standard error.";
+one node: no arena can be smaller), the arena the plan needs, their ratio, the
+best lower bound known and whether the arena meets it (proven optimal), the
+search nodes used and the planning time. With no FILE, plans FP32 MobileNet V1's
+internal values (--network picks another embedded table). --format csv and
+--format json print only the data on standard output, and the summary on
+standard error. While a plan takes longer than a moment, a line on a terminal's
+standard error shows the time spent and the budget.";
 
 const REDUCE_HELP: &str = "\
 Input: the edges of a DAG whose nodes are numbered topologically (source < target
@@ -162,6 +181,79 @@ struct OffsetsArgs {
     /// Draw the plan as SVG into this file.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// The planner to run.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Greedy)]
+    strategy: StrategyArg,
+    /// Every offset a multiple of N, a power of two; sizes are rounded up to N.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_alignment)]
+    align: usize,
+    /// Time limit of --strategy search in milliseconds, or `none` [default: none]
+    #[arg(long, value_name = "N", value_parser = parse_limit)]
+    budget_ms: Option<Limit>,
+    /// Node limit of --strategy search, or `none` [default: 1000000]
+    #[arg(long, value_name = "N", value_parser = parse_limit)]
+    budget_nodes: Option<Limit>,
+}
+
+/// The planners of `--strategy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum StrategyArg {
+    /// Best fit in decreasing size: the specification's planner.
+    Greedy,
+    /// The best of several orderings and placement rules, then local moves.
+    Heuristic,
+    /// Exact branch and bound from the heuristic's plan, within the budget.
+    Search,
+}
+
+impl From<StrategyArg> for Strategy {
+    fn from(strategy: StrategyArg) -> Strategy {
+        match strategy {
+            StrategyArg::Greedy => Strategy::Greedy,
+            StrategyArg::Heuristic => Strategy::Heuristic,
+            StrategyArg::Search => Strategy::Search,
+        }
+    }
+}
+
+/// A budget as given: a whole number, or `none` for no limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Limit {
+    At(u64),
+    Unlimited,
+}
+
+impl Limit {
+    fn get(self) -> Option<u64> {
+        match self {
+            Limit::At(n) => Some(n),
+            Limit::Unlimited => None,
+        }
+    }
+}
+
+/// `--align`: a power of two.
+fn parse_alignment(text: &str) -> Result<usize, String> {
+    let value: usize = text.parse().map_err(|_| {
+        format!("{text:?} is not a whole number; the alignment is a power of two: 1, 2, 4, 8, ...")
+    })?;
+    if value.is_power_of_two() {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{value} is not a power of two; the alignment is a power of two: 1, 2, 4, 8, ..."
+        ))
+    }
+}
+
+/// `--budget-ms`, `--budget-nodes`: a whole number or `none`.
+fn parse_limit(text: &str) -> Result<Limit, String> {
+    if text == "none" {
+        return Ok(Limit::Unlimited);
+    }
+    text.parse()
+        .map(Limit::At)
+        .map_err(|_| format!("{text:?} is not a whole number or `none`"))
 }
 
 #[derive(clap::Args, Debug)]
@@ -274,18 +366,33 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
             )
         }
     };
-    let planned = offsets::plan(offsets::read_table(&input)?)?;
+    let defaults = SearchBudget::default();
+    let options = PlanOptions {
+        alignment: args.align,
+        strategy: args.strategy.into(),
+        budget: SearchBudget {
+            time: args
+                .budget_ms
+                .map_or(defaults.time, |ms| ms.get().map(Duration::from_millis)),
+            nodes: args.budget_nodes.map_or(defaults.nodes, Limit::get),
+        },
+    };
+    let planned = offsets::plan(offsets::read_table(&input)?, &options)?;
 
     let mut summary = planned.summary(&title);
     if let Some(path) = &args.svg {
         let table = &planned.table;
         let picture = svg::render(&svg::Picture {
             title: &title,
-            tensors: &table.tensors,
-            offsets: &planned.plan.offsets,
+            tensors: &planned.planned,
+            given: &table.tensors,
+            offsets: &planned.report.plan.offsets,
             ids: table.ids.as_deref(),
-            arena: planned.plan.arena_size,
+            arena: planned.report.plan.arena_size,
             peak: planned.peak,
+            lower_bound: planned.report.lower_bound,
+            alignment: planned.options.alignment,
+            method: offsets::method(planned.options.strategy),
             format: table.format,
         });
         write_file(path, &picture)?;
@@ -334,8 +441,30 @@ fn run_islands(args: IslandsArgs) -> Result<Output, CliError> {
     })
 }
 
+/// Parses the command line. A bad value of a flag (`--align 3`) is one line,
+/// `aether-plan: error: invalid value ...`, and exit status 2, like every
+/// other usage error; clap reports the others.
+fn parse_command_line() -> Result<Cli, ExitCode> {
+    match Cli::try_parse() {
+        Ok(cli) => Ok(cli),
+        Err(error) if error.kind() == ErrorKind::ValueValidation => {
+            let text = error.to_string();
+            let line = text.lines().next().unwrap_or_default();
+            eprintln!(
+                "aether-plan: error: {}",
+                line.strip_prefix("error: ").unwrap_or(line)
+            );
+            Err(ExitCode::from(2))
+        }
+        Err(error) => error.exit(),
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse_command_line() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     let result = match cli.command {
         Command::Offsets(args) => run_offsets(args),
         Command::Reduce(args) => run_reduce(args),

@@ -5,12 +5,13 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use aether_planner::{
-    try_peak_live_bytes, try_plan_offsets, MemoryPlan, PlanError, TensorLifetime,
+    try_peak_live_bytes, try_plan_offsets_with, PlanError, PlanOptions, PlanReport, Strategy,
+    TensorLifetime,
 };
 use serde::Serialize;
 
 use crate::input::{parse_count, read_csv, CliError, Input};
-use crate::units::{grouped, human_bytes, human_duration};
+use crate::units::{grouped, grouped_u64, human_bytes, human_duration, plural};
 
 /// The header lines `offsets` accepts, for messages.
 pub const EXPECTED_HEADERS: &str = "'size,first_use,last_use' or 'id,lower,upper,size'";
@@ -133,16 +134,39 @@ pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
 pub struct Planned {
     /// What was planned.
     pub table: TensorTable,
-    /// The library's plan.
-    pub plan: MemoryPlan,
-    /// The library's peak of live bytes.
+    /// How it was planned.
+    pub options: PlanOptions,
+    /// The tensors as planned: sizes rounded up to the alignment.
+    pub planned: Vec<TensorLifetime>,
+    /// The library's plan and what it proved.
+    pub report: PlanReport,
+    /// The peak of live bytes of the planned (rounded) sizes.
     pub peak: usize,
-    /// How long `try_plan_offsets` took.
+    /// How long `try_plan_offsets_with` took.
     pub elapsed: Duration,
 }
 
+/// What the summary and the picture call a strategy.
+pub fn method(strategy: Strategy) -> &'static str {
+    match strategy {
+        Strategy::Greedy => "greedy best fit, decreasing size",
+        Strategy::Heuristic => "best of several heuristics, then local moves",
+        Strategy::Search => "exact search from the heuristic plan",
+    }
+}
+
+/// What `--strategy` calls a strategy.
+pub fn strategy_name(strategy: Strategy) -> &'static str {
+    match strategy {
+        Strategy::Greedy => "greedy",
+        Strategy::Heuristic => "heuristic",
+        Strategy::Search => "search",
+    }
+}
+
 /// Plans `table` with the library; a refusal is located at its row.
-pub fn plan(table: TensorTable) -> Result<Planned, CliError> {
+pub fn plan(table: TensorTable, options: &PlanOptions) -> Result<Planned, CliError> {
+    let alignment = options.alignment;
     let refused = |table: &TensorTable, error: PlanError| -> CliError {
         let at = |tensor: usize| crate::input::At {
             file: &table.name,
@@ -163,60 +187,160 @@ pub fn plan(table: TensorTable) -> Result<Planned, CliError> {
             PlanError::Overflow { tensor } => at(tensor).field(
                 "size",
                 format!(
-                    "{} bytes overflow: an offset or a sum of live bytes would pass {}",
+                    "{} bytes overflow{}: an offset or a sum of live bytes would pass {}",
                     table.tensors[tensor].size,
+                    if alignment > 1 {
+                        format!(" when rounded up to --align {alignment}")
+                    } else {
+                        String::new()
+                    },
                     usize::MAX
                 ),
             ),
             other => CliError::new(format!("{}: {other}", table.name)),
         }
     };
-    let peak = try_peak_live_bytes(&table.tensors).map_err(|e| refused(&table, e))?;
-    let start = Instant::now();
-    let plan = try_plan_offsets(&table.tensors).map_err(|e| refused(&table, e))?;
-    let elapsed = start.elapsed();
+    // The sizes as given first: their overflow is reported as it always was.
+    let given_peak = try_peak_live_bytes(&table.tensors).map_err(|e| refused(&table, e))?;
+    let label = format!(
+        "planning {} ({})",
+        plural(table.tensors.len(), "tensor", "tensors"),
+        strategy_name(options.strategy)
+    );
+    let budget = (options.strategy == Strategy::Search).then_some(&options.budget);
+    let (report, elapsed) = crate::progress::while_running(&label, budget, || {
+        let start = Instant::now();
+        let report = try_plan_offsets_with(&table.tensors, options);
+        (report, start.elapsed())
+    });
+    let report = report.map_err(|e| refused(&table, e))?;
+    // The library rounded the same way and found no overflow.
+    let planned: Vec<TensorLifetime> = table
+        .tensors
+        .iter()
+        .map(|t| TensorLifetime {
+            size: t.size.next_multiple_of(alignment),
+            ..*t
+        })
+        .collect();
+    let peak = if alignment == 1 {
+        given_peak
+    } else {
+        try_peak_live_bytes(&planned).map_err(|e| refused(&table, e))?
+    };
     Ok(Planned {
         table,
-        plan,
+        options: *options,
+        planned,
+        report,
         peak,
         elapsed,
     })
 }
 
+/// A byte count for the summary: `512 B`, `1,048,576 B (1 MiB)`.
+fn bytes(b: usize) -> String {
+    if b < 1024 {
+        format!("{b} B")
+    } else {
+        format!("{} B ({})", grouped(b), human_bytes(b))
+    }
+}
+
 impl Planned {
+    /// The plan's arena.
+    pub fn arena(&self) -> usize {
+        self.report.plan.arena_size
+    }
+
     /// `arena / peak`, or 1 when both are 0 (nothing but zero-size tensors).
     pub fn ratio(&self) -> f64 {
         if self.peak == 0 {
             1.0
         } else {
-            self.plan.arena_size as f64 / self.peak as f64
+            self.arena() as f64 / self.peak as f64
         }
     }
 
-    /// The summary: tensors, peak live bytes, arena, arena/peak, planning
-    /// time; `title` names what was planned.
+    /// The summary: tensors, alignment, peak live bytes, arena, arena/peak,
+    /// lower bound, whether the arena is proven optimal, search nodes,
+    /// planning time; `title` names what was planned.
     pub fn summary(&self, title: &str) -> String {
-        let bytes = |b: usize| {
-            if b < 1024 {
-                format!("{b} B")
-            } else {
-                format!("{} B ({})", grouped(b), human_bytes(b))
-            }
-        };
+        let report = &self.report;
+        let alignment = self.options.alignment;
         let mut out = String::new();
         let _ = writeln!(out, "{title}");
         let _ = writeln!(out, "  tensors          {}", self.table.tensors.len());
+        if alignment > 1 {
+            let _ = writeln!(
+                out,
+                "  alignment        {}  every offset a multiple of it; below, sizes are rounded \
+                 up to it",
+                bytes(alignment)
+            );
+        }
         let _ = writeln!(
             out,
-            "  peak live bytes  {}  the lower bound for any arena",
-            bytes(self.peak)
+            "  peak live bytes  {}  {} lower bound for any arena",
+            bytes(self.peak),
+            if report.lower_bound > self.peak {
+                "a"
+            } else {
+                "the"
+            }
         );
-        let _ = writeln!(out, "  arena            {}", bytes(self.plan.arena_size));
+        let _ = writeln!(out, "  arena            {}", bytes(self.arena()));
         let _ = writeln!(out, "  arena / peak     {:.3}", self.ratio());
         let _ = writeln!(
             out,
-            "  planning time    {}  (greedy best fit, decreasing size)",
-            human_duration(self.elapsed)
+            "  lower bound      {}  {}",
+            bytes(report.lower_bound),
+            if report.lower_bound > self.peak {
+                "proven by the search, above the peak"
+            } else {
+                "the peak live bytes"
+            }
+        );
+        let above = self.arena() - report.lower_bound.min(self.arena());
+        let _ = if report.proven_optimal {
+            writeln!(
+                out,
+                "  proven optimal   yes: the arena equals the lower bound"
+            )
+        } else {
+            writeln!(
+                out,
+                "  proven optimal   no: the arena exceeds the lower bound by {}, {:.2}%",
+                bytes(above),
+                100.0 * above as f64 / report.lower_bound.max(1) as f64
+            )
+        };
+        if self.options.strategy == Strategy::Search {
+            let budget = &self.options.budget;
+            let why = if report.proven_optimal {
+                if report.search_nodes == 0 {
+                    "none needed: the heuristic plan meets the lower bound".to_owned()
+                } else {
+                    "the search stopped at the proof".to_owned()
+                }
+            } else if let Some(limit) = budget.nodes.filter(|&n| report.search_nodes >= n) {
+                format!("the node budget ({}) ran out", grouped_u64(limit))
+            } else if let Some(time) = budget.time {
+                format!("the time budget ({}) ran out", human_duration(time))
+            } else {
+                "the search stopped".to_owned()
+            };
+            let _ = writeln!(
+                out,
+                "  search nodes     {}  {why}",
+                grouped_u64(report.search_nodes)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  planning time    {}  ({})",
+            human_duration(self.elapsed),
+            method(self.options.strategy)
         );
         out
     }
@@ -229,7 +353,7 @@ impl Planned {
         let mut header = self.table.header.clone();
         header.push("offset".to_string());
         writer.write_record(&header).map_err(fail)?;
-        for (row, offset) in self.table.rows.iter().zip(&self.plan.offsets) {
+        for (row, offset) in self.table.rows.iter().zip(&self.report.plan.offsets) {
             let mut record = row.clone();
             record.push(offset.to_string());
             writer.write_record(&record).map_err(fail)?;
@@ -248,6 +372,9 @@ impl Planned {
             #[serde(skip_serializing_if = "Option::is_none")]
             id: Option<&'a str>,
             size: usize,
+            /// The size rounded up to the alignment, when there is one.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            rounded_size: Option<usize>,
             first_use: usize,
             last_use: usize,
             offset: usize,
@@ -257,29 +384,41 @@ impl Planned {
             input: &'a str,
             format: &'a str,
             tensors: usize,
+            strategy: &'a str,
+            alignment: usize,
             peak_live_bytes: usize,
             arena_size: usize,
             arena_over_peak: f64,
+            lower_bound: usize,
+            proven_optimal: bool,
+            search_nodes: u64,
             planning_seconds: f64,
             plan: Vec<Tensor<'a>>,
         }
         let table = &self.table;
+        let aligned = self.options.alignment > 1;
         let plan = Plan {
             input: &table.name,
             format: table.format.header(),
             tensors: table.tensors.len(),
+            strategy: strategy_name(self.options.strategy),
+            alignment: self.options.alignment,
             peak_live_bytes: self.peak,
-            arena_size: self.plan.arena_size,
+            arena_size: self.arena(),
             arena_over_peak: self.ratio(),
+            lower_bound: self.report.lower_bound,
+            proven_optimal: self.report.proven_optimal,
+            search_nodes: self.report.search_nodes,
             planning_seconds: self.elapsed.as_secs_f64(),
             plan: (0..table.tensors.len())
                 .map(|i| Tensor {
                     line: table.lines[i],
                     id: table.ids.as_ref().map(|ids| ids[i].as_str()),
                     size: table.tensors[i].size,
+                    rounded_size: aligned.then_some(self.planned[i].size),
                     first_use: table.tensors[i].first_use,
                     last_use: table.tensors[i].last_use,
-                    offset: self.plan.offsets[i],
+                    offset: self.report.plan.offsets[i],
                 })
                 .collect(),
         };
@@ -290,28 +429,38 @@ impl Planned {
     }
 
     /// An aligned table, one row per tensor in input order, lifetimes as
-    /// inclusive node indices.
+    /// inclusive node indices; with `--align`, the rounded sizes too, and
+    /// `end` is the offset plus the rounded size.
     pub fn table(&self) -> String {
         let table = &self.table;
         let mut header = vec!["tensor", "line"];
         if table.ids.is_some() {
             header.push("id");
         }
-        header.extend(["size", "first_use", "last_use", "offset", "end"]);
+        let aligned = self.options.alignment > 1;
+        header.push("size");
+        if aligned {
+            header.push("rounded");
+        }
+        header.extend(["first_use", "last_use", "offset", "end"]);
         let rows: Vec<Vec<String>> = (0..table.tensors.len())
             .map(|i| {
                 let t = &table.tensors[i];
-                let offset = self.plan.offsets[i];
+                let planned = self.planned[i].size;
+                let offset = self.report.plan.offsets[i];
                 let mut row = vec![i.to_string(), table.lines[i].to_string()];
                 if let Some(ids) = &table.ids {
                     row.push(ids[i].clone());
                 }
+                row.push(t.size.to_string());
+                if aligned {
+                    row.push(planned.to_string());
+                }
                 row.extend([
-                    t.size.to_string(),
                     t.first_use.to_string(),
                     t.last_use.to_string(),
                     offset.to_string(),
-                    (offset + t.size).to_string(),
+                    (offset + planned).to_string(),
                 ]);
                 row
             })

@@ -13,16 +13,25 @@ use crate::units::{byte_step, grouped, human_bytes, nice_step};
 pub struct Picture<'a> {
     /// The heading: usually the input's name.
     pub title: &'a str,
-    /// The tensors, lifetimes inclusive.
+    /// The tensors as planned (sizes rounded up to the alignment), lifetimes
+    /// inclusive.
     pub tensors: &'a [TensorLifetime],
+    /// The tensors as given, for the sizes before rounding.
+    pub given: &'a [TensorLifetime],
     /// Each tensor's offset, as planned.
     pub offsets: &'a [usize],
     /// Names to show instead of input indices, if the input had an id column.
     pub ids: Option<&'a [String]>,
     /// The plan's arena size.
     pub arena: usize,
-    /// The peak of live bytes: the lower bound on the arena.
+    /// The peak of live bytes: a lower bound on the arena.
     pub peak: usize,
+    /// The best lower bound known: the peak, or higher if a search proved it.
+    pub lower_bound: usize,
+    /// Every offset is a multiple of it, and sizes are rounded up to it.
+    pub alignment: usize,
+    /// The planner, in words.
+    pub method: &'a str,
     /// The input's format, which says what the time axis counts.
     pub format: TableFormat,
 }
@@ -192,13 +201,31 @@ pub fn render(picture: &Picture) -> String {
         "<text x=\"{LEFT}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}</text>",
         escape(picture.title)
     );
-    let _ = writeln!(
-        svg,
-        "<text x=\"{LEFT}\" y=\"44\" fill=\"#444\">{} tensors · arena {} · peak live bytes {} · \
-         arena / peak {ratio} · greedy best fit, decreasing size</text>",
+    let mut figures = format!(
+        "{} tensors · arena {} · peak live bytes {} · arena / peak {ratio}",
         picture.tensors.len(),
         human_bytes(picture.arena),
         human_bytes(picture.peak)
+    );
+    if picture.lower_bound > picture.peak {
+        let _ = write!(
+            figures,
+            " · lower bound {}",
+            human_bytes(picture.lower_bound)
+        );
+    }
+    let _ = write!(figures, " · {}", picture.method);
+    if picture.alignment > 1 {
+        let _ = write!(
+            figures,
+            " · aligned to {}: sizes rounded up",
+            human_bytes(picture.alignment)
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"{LEFT}\" y=\"44\" fill=\"#444\">{}</text>",
+        escape(&figures)
     );
 
     // Horizontal grid and byte-offset axis.
@@ -240,10 +267,18 @@ pub fn render(picture: &Picture) -> String {
         base + 40.0,
         escape(&axis.title(picture.format))
     );
+    let height_is = if picture.alignment > 1 {
+        format!(
+            "its height its bytes rounded up to {}",
+            human_bytes(picture.alignment)
+        )
+    } else {
+        "its height its bytes".to_owned()
+    };
     let _ = writeln!(
         svg,
         "<text x=\"{LEFT}\" y=\"{:.1}\" font-size=\"11\" fill=\"#666\">Each rectangle is one tensor: \
-         its width spans its lifetime, its height its bytes at its offset. Tensors live at the same \
+         its width spans its lifetime, {height_is} at its offset. Tensors live at the same \
          time never share a byte.</text>",
         base + 66.0
     );
@@ -259,10 +294,16 @@ pub fn render(picture: &Picture) -> String {
             Some(ids) => ids[i].clone(),
             None => i.to_string(),
         };
+        let given = picture.given[i].size;
+        let rounded = if given == tensor.size {
+            String::new()
+        } else {
+            format!(" rounded up from {} B", grouped(given))
+        };
         let _ = write!(
             svg,
             "<rect x=\"{x0:.2}\" y=\"{y0:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"{fill}\" \
-             stroke=\"{stroke}\"><title>tensor {}: {} B ({}), nodes {}..={}, offset {}</title></rect>",
+             stroke=\"{stroke}\"><title>tensor {}: {} B ({}){rounded}, nodes {}..={}, offset {}</title></rect>",
             x1 - x0,
             y1 - y0,
             escape(&name),
@@ -344,12 +385,12 @@ pub fn render(picture: &Picture) -> String {
     } else {
         // Keep the two labels apart when the lines are close.
         let arena_at = arena_y.min(peak_y - 34.0);
-        label(
-            &mut svg,
-            arena_at,
-            "#222",
-            ["arena".to_owned(), human_bytes(picture.arena)],
-        );
+        let arena = if picture.arena == picture.lower_bound {
+            format!("{} (optimal)", human_bytes(picture.arena))
+        } else {
+            human_bytes(picture.arena)
+        };
+        label(&mut svg, arena_at, "#222", ["arena".to_owned(), arena]);
         label(
             &mut svg,
             peak_y,
@@ -380,10 +421,14 @@ mod tests {
         render(&Picture {
             title: "t <&> \"q\"",
             tensors,
+            given: tensors,
             offsets,
             ids: None,
             arena,
             peak,
+            lower_bound: peak,
+            alignment: 1,
+            method: "greedy best fit, decreasing size",
             format: TableFormat::Inclusive,
         })
     }

@@ -42,6 +42,11 @@ pub fn plural(count: usize, one: &str, many: &str) -> String {
 
 /// Digits grouped by thousands: `4,816,896`.
 pub fn grouped(value: usize) -> String {
+    grouped_u64(value as u64)
+}
+
+/// Digits grouped by thousands, for counts such as search nodes.
+pub fn grouped_u64(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {

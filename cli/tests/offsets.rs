@@ -72,13 +72,23 @@ fn the_main_command_prints_the_mobilenet_v1_summary_and_draws_it() {
         "{}",
         run.stdout
     );
+    // The greedy plan meets the peak, so the peak is the bound it proves.
+    assert_eq!(
+        lines[5],
+        "  lower bound      4,816,896 B (4.59 MiB)  the peak live bytes"
+    );
+    assert_eq!(
+        lines[6],
+        "  proven optimal   yes: the arena equals the lower bound"
+    );
     assert!(
-        lines[5].starts_with("  planning time    "),
+        lines[7].starts_with("  planning time    ")
+            && lines[7].ends_with("  (greedy best fit, decreasing size)"),
         "{}",
         run.stdout
     );
-    assert_eq!(lines[6], "  svg              mobilenet_v1.svg");
-    assert_eq!(lines.len(), 7);
+    assert_eq!(lines[8], "  svg              mobilenet_v1.svg");
+    assert_eq!(lines.len(), 9);
 
     let svg = std::fs::read_to_string(dir.join("mobilenet_v1.svg")).expect("the SVG is written");
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
