@@ -52,7 +52,7 @@ use crate::error::PlanError;
 use crate::offsets::{MemoryPlan, TensorLifetime};
 
 /// Placements tried by the local improvement after the 21 starting ones.
-pub(crate) const IMPROVEMENT_ROUNDS: usize = 16;
+pub(crate) const IMPROVEMENT_ROUNDS: usize = 8;
 
 /// How a tensor is put among the conflicting tensors already placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
