@@ -40,6 +40,17 @@ pub fn while_running<T: Send>(
     if !std::io::stderr().is_terminal() {
         return work();
     }
+    with_progress(label, budget, work)
+}
+
+/// [`while_running`] on a terminal: `work` on a worker thread, the line
+/// drawn from this one. (indicatif draws nothing where standard error is
+/// not a terminal, so the tests below run this path quietly.)
+fn with_progress<T: Send>(
+    label: &str,
+    budget: Option<&SearchBudget>,
+    work: impl FnOnce() -> T + Send,
+) -> T {
     std::thread::scope(|scope| {
         let (done, finished) = mpsc::channel::<()>();
         let worker = scope.spawn(move || {
@@ -84,4 +95,43 @@ pub fn while_running<T: Send>(
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worker_result_comes_back_after_the_line_was_drawn() {
+        let budget = SearchBudget::default();
+        // Long enough for the line to appear and tick a few times.
+        let result = with_progress("planning 2 tensors (search)", Some(&budget), || {
+            std::thread::sleep(DELAY + 3 * TICK);
+            vec![1, 2, 3]
+        });
+        assert_eq!(result, [1, 2, 3]);
+        assert_eq!(with_progress("quick", None, || 7), 7);
+    }
+
+    #[test]
+    fn a_panic_in_the_worker_is_passed_on() {
+        let caught = std::panic::catch_unwind(|| {
+            with_progress("failing", None, || -> u8 { panic!("the plan failed") })
+        })
+        .expect_err("the panic reaches the caller");
+        assert_eq!(caught.downcast_ref::<&str>(), Some(&"the plan failed"));
+    }
+
+    #[test]
+    fn budgets_read_as_words() {
+        assert_eq!(
+            describe(&SearchBudget::default()),
+            "budget 1,000,000 nodes, no time limit"
+        );
+        let time_only = SearchBudget {
+            time: Some(Duration::from_millis(2500)),
+            nodes: None,
+        };
+        assert_eq!(describe(&time_only), "budget no node limit, 2.5 s");
+    }
 }
