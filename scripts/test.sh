@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command: everything CI checks. On a fresh machine it
-# first installs what is missing (cmake, pkg-config; needs root or sudo).
+# first installs what is missing (cmake, pkg-config, and for the reliability
+# checks valgrind, the sanitizer runtimes and cargo-fuzz; needs root or
+# sudo). AETHER_FUZZ_SECONDS sets the time per fuzz target (default 60).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -72,5 +74,8 @@ cc -std=c99 -Wall -Wextra -Werror c_tests/consumer/main.c -o "$build/pkgconfig_s
   $(pkg-config --cflags aether_planner) "$(pkg-config --variable=libdir aether_planner)/libaether_planner.a" \
   $(pkg-config --libs-only-l --static aether_planner | sed 's/-laether_planner//')
 "$build/pkgconfig_static"
+
+echo "== reliability: sanitizers, valgrind, resource limits, fuzzing"
+bash scripts/reliability.sh
 
 echo "== all checks passed"
