@@ -486,12 +486,12 @@ static void test_outputs_stay_inside_their_counts(void) {
   CHECK(count == 2 && all_bytes(isl.fence, sizeof isl.fence, POISON));
 }
 
-/* ------------------------------------------------------------ known bugs */
+/* ------------------------------------------------- once-found bugs, pinned */
 
-/* Run only by `hostile known-bugs` (an ignored test in tests/reliability.rs).
- * node_count above SIZE_MAX - 63 with at least one valid edge: the column
- * count 64 * ceil(n / 64) overflows in the reduction's matrix sizing, a
- * panic in debug builds (returned as PANIC), where OUT_OF_MEMORY is due. */
+/* Run by `hostile known-bugs` (tests/reliability.rs). node_count above
+ * SIZE_MAX - 63 with at least one valid edge: the reduction once sized its
+ * matrix blocks before refusing such counts, and 64 * ceil(n / 64)
+ * overflowed (PANIC in debug builds) where OUT_OF_MEMORY is due. */
 static void test_known_bug_reduction_at_size_max(void) {
   const aether_edge below_max[1] = {{SIZE_MAX - 2, SIZE_MAX - 1}};
   const aether_edge one_edge[1] = {{0, 1}};

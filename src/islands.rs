@@ -314,7 +314,7 @@ fn islands_with<P: Parent>(
     let count = build_forest(&mut parent, incidences)?;
     let labelled = label_in_place(&mut parent);
     debug_assert_eq!(labelled, count);
-    let mut labels = Vec::with_capacity(node_count);
+    let mut labels = crate::fallible::with_capacity(node_count)?;
     crate::reduction::advise_huge_pages(labels.spare_capacity_mut());
     labels.extend(
         parent

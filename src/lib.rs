@@ -41,6 +41,7 @@
 #![deny(missing_docs)]
 
 mod error;
+mod fallible;
 pub mod ffi;
 mod heuristic;
 mod islands;

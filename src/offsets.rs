@@ -50,6 +50,7 @@
 //! indices may be huge and sparse.
 
 use crate::error::PlanError;
+use crate::fallible;
 
 /// One tensor to place: its size in bytes and the first and last node
 /// (inclusive) at which it is live.
@@ -116,18 +117,20 @@ fn validate(tensors: &[TensorLifetime]) -> Result<(), PlanError> {
 pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
     validate(tensors)?;
 
-    let mut order: Vec<usize> = (0..tensors.len())
-        .filter(|&i| tensors[i].size > 0)
-        .collect();
+    let mut order: Vec<usize> = fallible::collect(
+        tensors.len(),
+        (0..tensors.len()).filter(|&i| tensors[i].size > 0),
+    )?;
     // Decreasing size; equal sizes keep input order, so the plan is
     // deterministic (the index breaks ties, so an unstable sort is exact).
     order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
 
-    let mut placed = PlacedIndex::new(tensors, &order);
-    let mut offsets = vec![0usize; tensors.len()];
+    let mut placed = PlacedIndex::new(tensors, &order)?;
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
     let mut arena_size = 0usize;
     // (start, end) byte ranges of the conflicting placed tensors.
-    let mut blocks: Vec<(usize, usize)> = Vec::new();
+    // At most every placed tensor conflicts, so this never grows.
+    let mut blocks: Vec<(usize, usize)> = fallible::with_capacity(order.len())?;
 
     for (step, &i) in order.iter().enumerate() {
         let size = tensors[i].size;
@@ -203,53 +206,57 @@ fn canonical_nodes(leaves: usize, first: usize, last: usize, mut visit: impl FnM
 }
 
 /// Compressed rows from per-row counts: `start[r]..start[r + 1]` is row `r`.
-fn row_starts(counts: &[usize]) -> Vec<usize> {
-    let mut start = Vec::with_capacity(counts.len() + 1);
+fn row_starts(counts: &[usize]) -> Result<Vec<usize>, PlanError> {
+    let mut start = fallible::with_capacity(counts.len() + 1)?;
     let mut total = 0;
     start.push(0);
     for &count in counts {
         total += count;
         start.push(total);
     }
-    start
+    Ok(start)
 }
 
 impl PlacedIndex {
     /// Lays out the index for `tensors` placed in `order`; nothing is placed.
-    fn new(tensors: &[TensorLifetime], order: &[usize]) -> Self {
-        let mut endpoints: Vec<usize> = order
-            .iter()
-            .flat_map(|&i| [tensors[i].first_use, tensors[i].last_use])
-            .collect();
+    fn new(tensors: &[TensorLifetime], order: &[usize]) -> Result<Self, PlanError> {
+        let mut endpoints: Vec<usize> = fallible::collect(
+            2 * order.len(),
+            order
+                .iter()
+                .flat_map(|&i| [tensors[i].first_use, tensors[i].last_use]),
+        )?;
         endpoints.sort_unstable();
         endpoints.dedup();
         let rank = |value: usize| endpoints.binary_search(&value).unwrap_or(0);
-        let ranks: Vec<(usize, usize)> = order
-            .iter()
-            .map(|&i| (rank(tensors[i].first_use), rank(tensors[i].last_use)))
-            .collect();
+        let ranks: Vec<(usize, usize)> = fallible::collect(
+            order.len(),
+            order
+                .iter()
+                .map(|&i| (rank(tensors[i].first_use), rank(tensors[i].last_use))),
+        )?;
         let rank_count = endpoints.len().max(1);
         let leaves = rank_count.next_power_of_two();
 
-        let mut tree_counts = vec![0usize; 2 * leaves];
-        let mut start_counts = vec![0usize; rank_count];
+        let mut tree_counts = fallible::filled(2 * leaves, 0usize)?;
+        let mut start_counts = fallible::filled(rank_count, 0usize)?;
         for &(first, last) in &ranks {
             canonical_nodes(leaves, first, last, |node| tree_counts[node] += 1);
             start_counts[first] += 1;
         }
-        let tree_start = row_starts(&tree_counts);
-        let start_start = row_starts(&start_counts);
-        PlacedIndex {
-            tree_fill: tree_start[..2 * leaves].to_vec(),
-            tree_slots: vec![(0, 0); tree_start[2 * leaves]],
+        let tree_start = row_starts(&tree_counts)?;
+        let start_start = row_starts(&start_counts)?;
+        Ok(PlacedIndex {
+            tree_fill: fallible::collect(2 * leaves, tree_start[..2 * leaves].iter().copied())?,
+            tree_slots: fallible::filled(tree_start[2 * leaves], (0, 0))?,
             tree_start,
-            start_fill: start_start[..rank_count].to_vec(),
-            start_slots: vec![(0, 0); start_start[rank_count]],
+            start_fill: fallible::collect(rank_count, start_start[..rank_count].iter().copied())?,
+            start_slots: fallible::filled(start_start[rank_count], (0, 0))?,
             start_start,
-            start_nonempty: vec![0u64; rank_count.div_ceil(64)],
+            start_nonempty: fallible::filled(rank_count.div_ceil(64), 0u64)?,
             ranks,
             leaves,
-        }
+        })
     }
 
     /// Records the byte range of the tensor placed at `step`.
@@ -364,7 +371,7 @@ pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanErro
     validate(tensors)?;
     // A tensor enters at first_use and leaves after last_use. Sorting starts
     // before ends at the same node makes the lifetimes inclusive.
-    let mut events: Vec<(usize, bool, usize)> = Vec::with_capacity(2 * tensors.len());
+    let mut events: Vec<(usize, bool, usize)> = fallible::with_capacity(2 * tensors.len())?;
     for (i, t) in tensors.iter().enumerate().filter(|(_, t)| t.size > 0) {
         events.push((t.first_use, false, i));
         events.push((t.last_use, true, i));

@@ -476,12 +476,29 @@ fn reduce(
         return Ok(Vec::new());
     }
     let words = node_count.div_ceil(64);
-    let whole = ColumnBlock::new(node_count, 0, words);
     if node_count >= u32::MAX as usize {
-        // Far beyond any matrix that fits in memory (grouped edges are u32).
+        // Far beyond any matrix that fits in memory (grouped edges are u32);
+        // refused before any block is sized, since sizing could overflow.
         return Err(PlanError::OutOfMemory {
-            bytes: whole.bytes(),
+            bytes: (node_count / 2).saturating_mul(words).saturating_mul(8),
         });
+    }
+    let whole = ColumnBlock::new(node_count, 0, words);
+    // Without a budget, a matrix larger than half the memory the machine can
+    // back is refused at once rather than granted by the kernel and touched
+    // into the out-of-memory killer (rows are zeroed as they are built, so a
+    // sparse graph touches its whole triangle too). The other half is left
+    // to the caller's process and the rest of the machine. Only large
+    // matrices pay for the look-up.
+    const LOOK_UP_ABOVE: usize = 256 << 20;
+    if budget_bytes.is_none() && whole.bytes() > LOOK_UP_ABOVE {
+        if let Some(available) = crate::fallible::memory_available() {
+            if whole.bytes() > available / 2 {
+                return Err(PlanError::OutOfMemory {
+                    bytes: whole.bytes(),
+                });
+            }
+        }
     }
     let mut blocks = Vec::new();
     match budget_bytes {
@@ -548,7 +565,10 @@ fn reduce(
 /// Errors: [`PlanError::NotTopological`] for an edge with `source >= target`;
 /// [`PlanError::EdgeOutOfRange`] for a target at or beyond `node_count`;
 /// [`PlanError::OutOfMemory`] if the `≈ n²/16`-byte triangle cannot be
-/// allocated.
+/// allocated, or, on Linux, is larger than half the memory the machine can
+/// back (`MemAvailable`, within the cgroup's limit): such a matrix is refused
+/// before it is allocated. [`try_transitive_reduction_with_budget`] reduces
+/// graphs of any size within a memory budget.
 ///
 /// Exact: the unique minimal edge set with the same reachability, sorted by
 /// `(source, target)`, independent of edge order; duplicate edges collapse.

@@ -24,6 +24,7 @@
 //! renumbered graph and an `O(E log E)` sort of the result.
 
 use crate::error::PlanError;
+use crate::fallible;
 use crate::reduction::try_transitive_reduction;
 
 /// A topological order of the graph as `position[node]`, or a node on a cycle.
@@ -34,8 +35,8 @@ fn topological_positions(
     edges: &[(usize, usize)],
 ) -> Result<Vec<usize>, PlanError> {
     // Successor lists in compressed rows.
-    let mut in_degree = vec![0usize; node_count];
-    let mut row_start = vec![0usize; node_count + 1];
+    let mut in_degree = fallible::filled(node_count, 0usize)?;
+    let mut row_start = fallible::filled(node_count + 1, 0usize)?;
     for &(u, v) in edges {
         row_start[u + 1] += 1;
         in_degree[v] += 1;
@@ -43,15 +44,15 @@ fn topological_positions(
     for i in 0..node_count {
         row_start[i + 1] += row_start[i];
     }
-    let mut fill = row_start.clone();
-    let mut successors = vec![0usize; edges.len()];
+    let mut fill = fallible::collect(node_count + 1, row_start.iter().copied())?;
+    let mut successors = fallible::filled(edges.len(), 0usize)?;
     for &(u, v) in edges {
         successors[fill[u]] = v;
         fill[u] += 1;
     }
 
-    let mut order: Vec<usize> = (0..node_count).filter(|&x| in_degree[x] == 0).collect();
-    order.reserve(node_count - order.len());
+    let mut order: Vec<usize> =
+        fallible::collect(node_count, (0..node_count).filter(|&x| in_degree[x] == 0))?;
     let mut next = 0;
     while next < order.len() {
         let u = order[next];
@@ -65,10 +66,10 @@ fn topological_positions(
     }
     if order.len() < node_count {
         return Err(PlanError::Cycle {
-            node: node_on_cycle(node_count, edges, &in_degree),
+            node: node_on_cycle(node_count, edges, &in_degree)?,
         });
     }
-    let mut position = vec![0usize; node_count];
+    let mut position = fallible::filled(node_count, 0usize)?;
     for (rank, &node) in order.iter().enumerate() {
         position[node] = rank;
     }
@@ -82,8 +83,8 @@ fn node_on_cycle(
     node_count: usize,
     edges: &[(usize, usize)],
     remaining_in_degree: &[usize],
-) -> usize {
-    let mut predecessor = vec![usize::MAX; node_count];
+) -> Result<usize, PlanError> {
+    let mut predecessor = fallible::filled(node_count, usize::MAX)?;
     for &(u, v) in edges {
         if remaining_in_degree[u] > 0 && remaining_in_degree[v] > 0 {
             predecessor[v] = u;
@@ -96,7 +97,7 @@ fn node_on_cycle(
     for _ in 0..node_count {
         node = predecessor[node];
     }
-    node
+    Ok(node)
 }
 
 /// The transitive reduction of a DAG numbered in any order, or why it cannot
@@ -123,14 +124,14 @@ pub fn try_transitive_reduction_any_order(
         }
     }
     let position = topological_positions(node_count, edges)?;
-    let mut node_at = vec![0usize; node_count];
+    let mut node_at = fallible::filled(node_count, 0usize)?;
     for (node, &rank) in position.iter().enumerate() {
         node_at[rank] = node;
     }
-    let renumbered: Vec<(usize, usize)> = edges
-        .iter()
-        .map(|&(u, v)| (position[u], position[v]))
-        .collect();
+    let renumbered: Vec<(usize, usize)> = fallible::collect(
+        edges.len(),
+        edges.iter().map(|&(u, v)| (position[u], position[v])),
+    )?;
     let mut reduced: Vec<(usize, usize)> = try_transitive_reduction(node_count, &renumbered)?
         .into_iter()
         .map(|(u, v)| (node_at[u], node_at[v]))

@@ -186,8 +186,13 @@ fn probe(exe: &Path, args: &[&str], patience: Duration) -> Output {
     child.wait_with_output().expect("collect the probe")
 }
 
+/// The probe program, compiled once: tests running in parallel must not
+/// write the same executable at the same time.
 fn probe_exe() -> PathBuf {
-    compile("hostile", "hostile_probe", &[])
+    static PROBE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PROBE
+        .get_or_init(|| compile("hostile", "hostile_probe", &[]))
+        .clone()
 }
 
 /// With 768 MiB of address space, a reduction whose bit matrix (n^2/16
@@ -217,13 +222,11 @@ fn a_reduction_matrix_beyond_the_address_space_limit_is_out_of_memory() {
     );
 }
 
-/// The peak sweep allocates its event list with an infallible
-/// `Vec::with_capacity(2 * n)` (src/offsets.rs, `try_peak_live_bytes`), 48
-/// bytes per tensor after the 24-byte fallible copy. When the copy fits
-/// and the events do not, Rust's allocation-failure handler aborts the host
-/// process instead of returning OUT_OF_MEMORY.
+/// The peak sweep's event list (48 bytes per tensor, after the 24-byte copy
+/// of the input) must be allocated fallibly: when the copy fits and the
+/// events do not, the call returns OUT_OF_MEMORY. Allocated infallibly, as it
+/// once was, Rust's allocation-failure handler aborted the host process.
 #[test]
-#[ignore = "bug: try_peak_live_bytes allocates its events infallibly and aborts the host on OOM"]
 fn a_peak_whose_scratch_cannot_be_had_is_out_of_memory_not_an_abort() {
     let exe = probe_exe();
     // 2^24 tensors: 384 MiB from the caller, 384 MiB copied, 768 MiB events.
@@ -241,12 +244,10 @@ fn a_peak_whose_scratch_cannot_be_had_is_out_of_memory_not_an_abort() {
     );
 }
 
-/// A node_count above `SIZE_MAX - 63` with one valid edge: the matrix
-/// sizing computes `64 * ceil(n / 64)` unchecked (src/reduction.rs,
-/// `ColumnBlock::new`, reached before the `u32::MAX` refusal), which panics
-/// in debug builds and comes back as PANIC instead of OUT_OF_MEMORY.
+/// A node_count above `SIZE_MAX - 63` with one valid edge must be refused
+/// as OUT_OF_MEMORY before any matrix block is sized: sizing first once
+/// computed `64 * ceil(n / 64)` unchecked, a PANIC in debug builds.
 #[test]
-#[ignore = "bug: reduction matrix sizing overflows for node_count > SIZE_MAX - 63 (PANIC, not OUT_OF_MEMORY)"]
 fn a_reduction_of_size_max_nodes_is_out_of_memory_not_a_panic() {
     let exe = probe_exe();
     expect_all_passed(Command::new(exe).arg("known-bugs"));
