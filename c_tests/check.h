@@ -38,17 +38,17 @@ static unsigned passed, failed;
 
 /* splitmix64 over a global state: set rng_state to a seed, then draw. */
 static uint64_t rng_state;
-static uint64_t rng_next(void) {
+static inline uint64_t rng_next(void) {
   uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
 /* Uniform in [0, bound), bound > 0. */
-static size_t rng_below(size_t bound) { return (size_t)(rng_next() % bound); }
+static inline size_t rng_below(size_t bound) { return (size_t)(rng_next() % bound); }
 
 /* Prints the closing line the test runners read; the exit status. */
-static int report(void) {
+static inline int report(void) {
   printf("%u passed, %u failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

@@ -18,7 +18,7 @@
  *     runs aether_peak_live_bytes on tensor_count zero tensors under the limit
  *     and prints "status=<name>".
  */
-#include "aether_planner.h"
+#include "check.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -26,31 +26,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-
-static unsigned passed, failed;
-
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (cond) {                                                                  \
-      passed++;                                                                  \
-    } else {                                                                     \
-      failed++;                                                                  \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-    }                                                                            \
-  } while (0)
-
-#define CHECK_STATUS(call, expected)                                              \
-  do {                                                                            \
-    aether_status got_ = (call);                                                  \
-    if (got_ == (expected)) {                                                     \
-      passed++;                                                                   \
-    } else {                                                                      \
-      failed++;                                                                   \
-      fprintf(stderr, "%s:%d: %s returned %u (%s), expected %u (%s)\n", __FILE__, \
-              __LINE__, #call, (unsigned)got_, aether_status_str(got_),           \
-              (unsigned)(expected), aether_status_str(expected));                 \
-    }                                                                             \
-  } while (0)
 
 /* ------------------------------------------------- untouched-output checks */
 
@@ -569,8 +544,7 @@ int main(int argc, char **argv) {
     return probe_peak((size_t)strtoull(argv[2], NULL, 10), strtoul(argv[3], NULL, 10));
   if (argc == 2 && strcmp(argv[1], "known-bugs") == 0) {
     test_known_bug_reduction_at_size_max();
-    printf("%d passed, %d failed\n", (int)passed, (int)failed);
-    return failed == 0 ? 0 : 1;
+    return report();
   }
   if (argc != 1) {
     fprintf(stderr, "usage: hostile [known-bugs | reduce LOG2N chain|one LIMIT_MIB | peak COUNT LIMIT_MIB]\n");
@@ -587,6 +561,5 @@ int main(int argc, char **argv) {
   test_empty_inputs();
   test_edges_out_aliasing_edges();
   test_outputs_stay_inside_their_counts();
-  printf("%d passed, %d failed\n", (int)passed, (int)failed);
-  return failed == 0 ? 0 : 1;
+  return report();
 }

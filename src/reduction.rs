@@ -70,12 +70,17 @@
 //! the dense form's second triangle, at most `8E` bytes).
 
 use crate::error::PlanError;
+use crate::workspace::InputList;
 
 /// Checks every edge: `source < target < node_count`. Reports the first bad
 /// edge; an edge that is both backwards and out of range is reported as
 /// [`PlanError::NotTopological`].
-pub(crate) fn validate(node_count: usize, edges: &[(usize, usize)]) -> Result<(), PlanError> {
-    for (i, &(source, target)) in edges.iter().enumerate() {
+pub(crate) fn validate<L: InputList<Item = (usize, usize)> + ?Sized>(
+    node_count: usize,
+    edges: &L,
+) -> Result<(), PlanError> {
+    for i in 0..edges.count() {
+        let (source, target) = edges.at(i);
         if source >= target {
             return Err(PlanError::NotTopological {
                 edge: i,

@@ -27,6 +27,16 @@ pub(crate) trait InputList {
     fn at(&self, i: usize) -> Self::Item;
 }
 
+impl InputList for [(usize, usize)] {
+    type Item = (usize, usize);
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> (usize, usize) {
+        self[i]
+    }
+}
+
 /// Typed arrays carved one after another out of a byte buffer.
 pub(crate) struct Scratch<'a> {
     rest: &'a mut [MaybeUninit<u8>],
@@ -200,24 +210,8 @@ pub(crate) fn try_transitive_reduction_in<'a, L: InputList<Item = (usize, usize)
     edges: &L,
     scratch: &mut Scratch<'a>,
 ) -> Result<&'a [(usize, usize)], PlanError> {
+    crate::reduction::validate(node_count, edges)?;
     let m = edges.count();
-    for i in 0..m {
-        let (source, target) = edges.at(i);
-        if source >= target {
-            return Err(PlanError::NotTopological {
-                edge: i,
-                source,
-                target,
-            });
-        }
-        if target >= node_count {
-            return Err(PlanError::EdgeOutOfRange {
-                edge: i,
-                node: target,
-                node_count,
-            });
-        }
-    }
     let words = node_count.div_ceil(64);
     let sorted: &'a mut [(usize, usize)] = scratch.take(m, (0usize, 0usize))?;
     for (i, slot) in sorted.iter_mut().enumerate() {
