@@ -70,6 +70,7 @@
 //! the dense form's second triangle, at most `8E` bytes).
 
 use crate::error::PlanError;
+use crate::fallible;
 use crate::workspace::InputList;
 
 /// Checks every edge: `source < target < node_count`. Reports the first bad
@@ -176,17 +177,17 @@ impl GroupedEdges {
     /// stable counting sort on the target done first, which costs the same
     /// per edge whatever the degrees.
     /// Every node must be below `u32::MAX`.
-    fn new(node_count: usize, edges: &[(usize, usize)]) -> Self {
+    fn new(node_count: usize, edges: &[(usize, usize)]) -> Result<Self, PlanError> {
         const SORT_GROUPS_UP_TO_DEGREE: usize = 4;
-        let mut starts = vec![0usize; node_count + 1];
+        let mut starts = fallible::filled(node_count + 1, 0usize)?;
         for &(u, _) in edges {
             starts[u + 1] += 1;
         }
         for x in 0..node_count {
             starts[x + 1] += starts[x];
         }
-        let mut cursor = starts.clone();
-        let mut targets = vec![0u32; edges.len()];
+        let mut cursor = fallible::collect(node_count + 1, starts.iter().copied())?;
+        let mut targets = fallible::filled(edges.len(), 0u32)?;
         if edges.len() <= SORT_GROUPS_UP_TO_DEGREE * node_count {
             for &(u, v) in edges {
                 targets[cursor[u]] = v as u32;
@@ -201,15 +202,15 @@ impl GroupedEdges {
         } else {
             // Sources grouped by target, then visited in ascending target
             // order, fill each source's group in ascending target order.
-            let mut in_starts = vec![0usize; node_count + 1];
+            let mut in_starts = fallible::filled(node_count + 1, 0usize)?;
             for &(_, v) in edges {
                 in_starts[v + 1] += 1;
             }
             for x in 0..node_count {
                 in_starts[x + 1] += in_starts[x];
             }
-            let mut sources = vec![0u32; edges.len()];
-            let mut in_cursor = in_starts.clone();
+            let mut sources = fallible::filled(edges.len(), 0u32)?;
+            let mut in_cursor = fallible::collect(node_count + 1, in_starts.iter().copied())?;
             for &(u, v) in edges {
                 sources[in_cursor[v]] = u as u32;
                 in_cursor[v] += 1;
@@ -221,7 +222,7 @@ impl GroupedEdges {
                 }
             }
         }
-        GroupedEdges { starts, targets }
+        Ok(GroupedEdges { starts, targets })
     }
 }
 
@@ -281,15 +282,15 @@ impl ColumnBlock {
     }
 
     /// Where each row starts in the block's storage; `rows + 1` entries.
-    fn row_offsets(&self) -> Vec<usize> {
-        let mut offsets = Vec::with_capacity(self.rows + 1);
+    fn row_offsets(&self) -> Result<Vec<usize>, PlanError> {
+        let mut offsets = fallible::with_capacity(self.rows + 1)?;
         let mut total = 0;
         offsets.push(0);
         for u in 0..self.rows {
             total += self.end_word - self.row_start_word(u);
             offsets.push(total);
         }
-        offsets
+        Ok(offsets)
     }
 }
 
@@ -380,9 +381,9 @@ fn reduce_block(
     block: &ColumnBlock,
     mut matrix: Vec<u64>,
     kept: &mut [bool],
-) {
+) -> Result<(), PlanError> {
     let wide = wide_words_available();
-    let offsets = block.row_offsets();
+    let offsets = block.row_offsets()?;
     debug_assert!(matrix.is_empty() && matrix.capacity() >= offsets[block.rows]);
     let first_column = 64 * block.first_word;
     let end_column = 64 * block.end_word;
@@ -412,6 +413,7 @@ fn reduce_block(
             }
         }
     }
+    Ok(())
 }
 
 /// The reduction of a dense graph (`n² <= 128 E`) in a single block, its
@@ -426,7 +428,7 @@ fn reduce_dense(
     edges: &[(usize, usize)],
 ) -> Result<Vec<(usize, usize)>, PlanError> {
     let wide = wide_words_available();
-    let offsets = block.row_offsets();
+    let offsets = block.row_offsets()?;
     let mut adjacency = try_zeroed_words(offsets[block.rows])?;
     for &(u, v) in edges {
         adjacency[offsets[u] + v / 64 - block.row_start_word(u)] |= 1 << (v % 64);
@@ -454,7 +456,8 @@ fn reduce_dense(
             }
         }
     }
-    let mut reduced = Vec::new();
+    // Every surviving edge is an input edge.
+    let mut reduced = fallible::with_capacity(edges.len())?;
     for u in 0..block.rows {
         let row_u_start = block.row_start_word(u);
         for (word, &bits) in adjacency[offsets[u]..offsets[u + 1]].iter().enumerate() {
@@ -544,16 +547,16 @@ fn reduce(
         let matrix = first_matrix.take().expect("allocated above");
         return reduce_dense(&blocks[0], matrix, edges);
     }
-    let graph = GroupedEdges::new(node_count, edges);
-    let mut kept = vec![false; edges.len()];
+    let graph = GroupedEdges::new(node_count, edges)?;
+    let mut kept = fallible::filled(edges.len(), false)?;
     for block in &blocks {
         let matrix = match first_matrix.take() {
             Some(matrix) => matrix,
             None => try_matrix(block.words())?,
         };
-        reduce_block(&graph, block, matrix, &mut kept);
+        reduce_block(&graph, block, matrix, &mut kept)?;
     }
-    let mut reduced = Vec::with_capacity(kept.iter().filter(|&&k| k).count());
+    let mut reduced = fallible::with_capacity(kept.iter().filter(|&&k| k).count())?;
     for u in 0..node_count {
         let group = graph.starts[u]..graph.starts[u + 1];
         for (&target, &kept) in graph.targets[group.clone()].iter().zip(&kept[group]) {
@@ -651,7 +654,7 @@ mod tests {
                         words_by_rows(&block),
                         "{node_count} {first} {end}"
                     );
-                    assert_eq!(block.row_offsets()[block.rows], block.words());
+                    assert_eq!(block.row_offsets().unwrap()[block.rows], block.words());
                 }
             }
         }
