@@ -448,23 +448,6 @@ impl IncidenceList for StaticEndpointPairs<'_> {
     }
 }
 
-/// The incidences of an `aether_islands` call, checked and borrowed in place.
-///
-/// # Safety
-/// `incidences` points to `incidence_count` readable elements that no
-/// output of the call overlaps.
-unsafe fn borrow_incidences<'a>(
-    incidences: *const aether_incidence,
-    incidence_count: usize,
-) -> Result<&'a [aether_incidence], aether_status> {
-    check_array(incidences, incidence_count)?;
-    Ok(if incidence_count == 0 {
-        &[]
-    } else {
-        core::slice::from_raw_parts(incidences, incidence_count)
-    })
-}
-
 /// A checked output array as a slice; empty when `count` is 0.
 ///
 /// # Safety
@@ -483,7 +466,7 @@ unsafe fn check_islands(
     incidences: *const aether_incidence,
     incidence_count: usize,
 ) -> Outcome<()> {
-    let incidences = borrow_incidences(incidences, incidence_count).map_err(no_index)?;
+    let incidences = input_slice(incidences, incidence_count).map_err(no_index)?;
     outcome(validate_incidences(node_count, incidences))
 }
 
@@ -919,7 +902,7 @@ pub unsafe extern "C" fn aether_islands(
     guard(|| {
         check_array(labels_out, node_count)?;
         check_value(island_count_out)?;
-        let incidences = borrow_incidences(incidences, incidence_count)?;
+        let incidences = input_slice(incidences, incidence_count)?;
         let labels = output_slice(labels_out, node_count);
         let count = try_islands_into(incidences, labels).map_err(|e| status_of(&e))?;
         island_count_out.write(count);
@@ -959,12 +942,7 @@ pub unsafe extern "C" fn aether_islands_i32(
         check_array(labels_out, node_count)?;
         check_value(island_count_out)?;
         let pair_ints = 2 * pair_count; // at most 2 * i32::MAX: no overflow
-        check_array(pairs, pair_ints)?;
-        let pairs = if pair_ints == 0 {
-            &[][..]
-        } else {
-            core::slice::from_raw_parts(pairs, pair_ints)
-        };
+        let pairs = input_slice(pairs, pair_ints)?;
         let labels = output_slice(labels_out, node_count);
         let count =
             try_islands_into(&StaticEndpointPairs(pairs), labels).map_err(|e| status_of(&e))?;
