@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark command: builds in release and regenerates BENCHMARKS.md with
 # median time and peak memory of the library, the specification's literal
-# algorithms and the peers on every workload (about 20 minutes on 2 cores).
+# algorithms and the peers on every workload (about 5 minutes on 2 cores).
 #
 #   scripts/bench.sh           the full run, rewrites BENCHMARKS.md
 #   scripts/bench.sh --quick   a reduced set with fewer runs (about a minute),
