@@ -15,23 +15,32 @@
 //! The search answers "is there a plan with arena at most `C`?" for a
 //! sequence of capacities `C`. Every offset of a canonical plan (below) is a
 //! sum of sizes, so the optimum is a multiple of `g`, the greatest common
-//! divisor of the sizes, and a "no" at `C` proves the bound `C + g`. Each
-//! round asks first at the lower bound, where the section bounds prune
-//! hardest, then (with half the node limit) halfway between the lower bound
-//! and the incumbent; the limit doubles from round to round, and successive
-//! decisions take turns with three preorders of the tensors (decreasing
-//! lifetime length, area, busiest-section total; total, area, length; total,
-//! length, area), as restarts. A "yes" is a new incumbent.
+//! divisor of the sizes, and a "no" at `C` proves the bound `C + g`. A "yes"
+//! is a new incumbent. Each decision stops at a node limit, which doubles from
+//! round to round; a round asks
+//!
+//! 1. at the lower bound, once with each of three preorders of the tensors
+//!    (all decreasing: lifetime length, area, total; total, area, length;
+//!    total, length, area; *total* is the unplaced bytes of the tensor's
+//!    busiest section), as restarts, since which preorder finds a plan
+//!    quickly differs from problem to problem;
+//! 2. halfway between the lower bound and the incumbent, with one preorder
+//!    in turn;
+//! 3. one step below the incumbent, with the same preorder, again after each
+//!    success.
+//!
+//! A *node* is a partial plan that passed the bounds below; each costs the
+//! placements tried from it, most of which fail a bound.
 //!
 //! # Canonical plans
 //!
 //! Among the plans of arena at most `C`, take one that minimises the sum of
 //! offsets. In it no tensor can move to any lower free position, so each
 //! tensor rests on a conflicting tensor or on 0. Listing the tensors by
-//! (offset, rank in a fixed preorder), each one's offset is its *floor* (the
-//! top of its conflicting predecessors). A decision therefore only builds such
-//! sequences: each step places an unplaced tensor at its floor, and the
-//! (offset, rank) pairs increase.
+//! (offset, rank in a preorder), each one's offset is its *floor* (the top
+//! of its conflicting predecessors), whatever the preorder. A decision
+//! therefore only builds such sequences: each step places an unplaced tensor
+//! at its floor, and the (offset, rank) pairs increase.
 //!
 //! # Pruning (each rule keeps some minimum-offset-sum plan of arena `≤ C`)
 //!
@@ -44,9 +53,13 @@
 //!   `floor + size` of an unplaced tensor: that tensor would stay clear of
 //!   everything placed later and could drop to its floor, lowering the sum.
 //! - *Decomposition*: when no unplaced tensor spans a section boundary, the
-//!   unplaced tensors on either side are independent problems. They are
-//!   solved one after the other, each as its own canonical sequence, and a
-//!   failure of a later one backtracks past the earlier ones' choices.
+//!   unplaced tensors on either side are independent problems. When a
+//!   placement cuts its component so, the pieces are solved one after the
+//!   other, each as its own canonical sequence with its tensors ranked anew
+//!   by the preorder (the totals have changed), and a failure of a later
+//!   piece backtracks past the earlier ones' choices. Re-ranking matters:
+//!   with ranks fixed at the start, files of the MiniMalloc benchmark that
+//!   are solved in thousands of nodes are not solved in millions.
 //! - *Fixed floors*: a tensor with no unplaced conflicts has a final floor.
 //!   Once the sequence has passed it, it can never be placed (a dead end);
 //!   and if the subtree under it fails, so does every later choice at the
@@ -61,11 +74,15 @@
 //!
 //! # Complexity
 //!
-//! Exponential in the worst case; bounded by the budget. Each node costs
-//! `O(d + m log m + S)`: `d` conflicts of the placed tensor, `m` unplaced
-//! tensors of the active component (sorted by floor), and `S` sections, each
-//! given its lowest floor once through a path-compressed forest. Memory
-//! `O(n²)` at most (one candidate list per level of the depth-first stack).
+//! Exponential in the worst case; bounded by the budget. A placement costs
+//! `O(d + m + S)` to check: `d` conflicts of the placed tensor, `m` unplaced
+//! tensors of the active component, visited in the floor order kept from the
+//! node it was chosen in (only the placed tensor's conflicts changed floor,
+//! all to the same height, so no sort is needed), and `S` sections, each
+//! given its lowest floor once through a path-compressed forest. A placement
+//! that passes costs `O(m log m)` more to sort its node's candidates.
+//! Memory `O(n²)` at most (a candidate list and a key list per level of the
+//! depth-first stack).
 
 use std::time::Instant;
 
@@ -79,15 +96,26 @@ pub(crate) struct Outcome {
     pub(crate) plan: MemoryPlan,
     /// A proven lower bound on every sound arena, at most the plan's arena.
     pub(crate) lower_bound: usize,
-    /// Placements tried.
+    /// Search nodes: partial plans that passed the bounds.
     pub(crate) nodes: u64,
 }
 
-/// How often the clock is read, in nodes.
+/// How often the clock is read, in placements.
 const CLOCK_PERIOD: u64 = 1024;
+
+/// Number of preorders the decisions take turns with.
+const PREORDERS: usize = 3;
 
 /// Unplaced marker in `offset`.
 const UNPLACED: usize = usize::MAX;
+
+/// The capacity a decision asks about.
+#[derive(Clone, Copy)]
+enum Target {
+    LowerBound,
+    Halfway,
+    BelowBest,
+}
 
 /// How a decision ended.
 enum Decision {
@@ -106,6 +134,10 @@ enum Decision {
 struct Frame {
     /// Tensors that may be placed next, in (floor, rank) order.
     candidates: Vec<usize>,
+    /// The (floor, rank) keys of the unplaced tensors the frame's bounds were
+    /// checked on, sorted: the order in which a placement's bounds are
+    /// checked without sorting again.
+    keys: Vec<u128>,
     next: usize,
     /// The candidate currently placed, if any.
     placed: Option<usize>,
@@ -116,6 +148,8 @@ struct Frame {
     floor_log_len: usize,
     top_log_len: usize,
     arena_before: usize,
+    /// Length of the rank log before this frame re-ranked its component.
+    rank_log_len: usize,
     /// Section range of the active component, and its unplaced tensors.
     range: (usize, usize),
     count: usize,
@@ -152,10 +186,17 @@ struct Search<'a> {
     tensors: &'a [TensorLifetime],
     conflicts: Conflicts,
     sizes: Vec<usize>,
-    /// Preorders to take turns with, as ranks from 1 (0 is "none yet").
-    preorders: Vec<Vec<usize>>,
-    /// The preorder of the current decision.
+    /// The preorder of the current decision (an index into
+    /// [`Search::preorder_key`]).
+    preorder: usize,
+    /// Rank of each tensor in the preorder of its component, from 1 (0 is
+    /// "none yet").
     rank: Vec<usize>,
+    /// Old ranks, restored when the frame that re-ranked is popped.
+    rank_log: Vec<(usize, usize)>,
+    /// Lifetime length and area of each tensor, for the preorders.
+    length: Vec<u128>,
+    area: Vec<u128>,
     /// Section range `lo..hi` of each tensor.
     sections: Vec<(usize, usize)>,
     /// Greatest common divisor of the sizes: the step between arenas.
@@ -184,6 +225,8 @@ struct Search<'a> {
     next_unpainted: Vec<usize>,
     /// Scratch: the (floor, rank) keys of `candidates`.
     scratch: Vec<u128>,
+    /// Scratch: the tensors whose floor a placement raised.
+    raised: Vec<usize>,
     /// Tensors by first section, and where each section's run starts in it.
     by_start: Vec<usize>,
     starts_at: Vec<usize>,
@@ -195,7 +238,10 @@ struct Search<'a> {
     // Incumbent.
     best_offsets: Vec<usize>,
     best_arena: usize,
+    /// Partial plans that passed the bounds.
     nodes: u64,
+    /// Placements tried (each is checked against the bounds).
+    placements: u64,
 }
 
 impl<'a> Search<'a> {
@@ -245,35 +291,12 @@ impl<'a> Search<'a> {
             }
         }
 
-        // Preorders (all decreasing; ties keep input order): lifetime length,
-        // area, busiest-section total; total, area, length; total, length,
-        // area.
-        let total: Vec<u128> = sections
+        let length: Vec<u128> = conflicts
+            .items
             .iter()
-            .map(|&(lo, hi)| section_unplaced[lo..hi].iter().copied().max().unwrap_or(0) as u128)
+            .map(|&i| (tensors[i].last_use - tensors[i].first_use) as u128 + 1)
             .collect();
-        let length = |p: usize| {
-            let t = &tensors[conflicts.items[p]];
-            (t.last_use - t.first_use) as u128 + 1
-        };
-        let area = |p: usize| sizes[p] as u128 * length(p);
-        let keys: [&dyn Fn(usize) -> (u128, u128, u128); 3] = [
-            &|p| (length(p), area(p), total[p]),
-            &|p| (total[p], area(p), length(p)),
-            &|p| (total[p], length(p), area(p)),
-        ];
-        let preorders: Vec<Vec<usize>> = keys
-            .iter()
-            .map(|key| {
-                let mut order: Vec<usize> = (0..n).collect();
-                order.sort_by_key(|&p| std::cmp::Reverse(key(p)));
-                let mut rank = vec![0usize; n];
-                for (r, &p) in order.iter().enumerate() {
-                    rank[p] = r + 1;
-                }
-                rank
-            })
-            .collect();
+        let area: Vec<u128> = (0..n).map(|p| sizes[p] as u128 * length[p]).collect();
 
         let unplaced_neighbours = conflicts.neighbours.iter().map(Vec::len).collect();
         let mut by_start: Vec<usize> = (0..n).collect();
@@ -283,8 +306,11 @@ impl<'a> Search<'a> {
             .collect();
         Search {
             tensors,
-            rank: preorders[0].clone(),
-            preorders,
+            preorder: 0,
+            rank: vec![0; n],
+            rank_log: Vec::new(),
+            length,
+            area,
             conflicts,
             sizes,
             sections,
@@ -304,6 +330,7 @@ impl<'a> Search<'a> {
             lowest_floor: vec![usize::MAX; section_count],
             next_unpainted: vec![0; section_count + 1],
             scratch: Vec::new(),
+            raised: Vec::new(),
             by_rank: vec![0; n + 1],
             by_start,
             starts_at,
@@ -311,6 +338,7 @@ impl<'a> Search<'a> {
             best_offsets: start.offsets,
             best_arena: start.arena_size,
             nodes: 0,
+            placements: 0,
         }
     }
 
@@ -320,7 +348,7 @@ impl<'a> Search<'a> {
             return true;
         }
         match self.budget.time {
-            Some(limit) => self.nodes % CLOCK_PERIOD == 0 && self.started.elapsed() >= limit,
+            Some(limit) => self.placements % CLOCK_PERIOD == 0 && self.started.elapsed() >= limit,
             None => false,
         }
     }
@@ -328,34 +356,42 @@ impl<'a> Search<'a> {
     /// Rounds of decisions with doubling node limits, taking turns with the
     /// preorders: first at the lower bound, then halfway to the incumbent.
     fn run(&mut self) {
-        let mut limit = (self.sizes.len() as u64).max(64) * 8;
-        let mut turn = 0usize;
-        loop {
-            // (capacity, node limit): the lower bound gets the larger share.
-            let mut caps = vec![(self.lower_bound, limit)];
-            let below_best = self.best_arena.saturating_sub(self.step);
-            let halfway = self.lower_bound
-                + below_best.saturating_sub(self.lower_bound) / 2 / self.step * self.step;
-            if halfway > self.lower_bound {
-                caps.push((halfway, limit / 2));
-            }
-            for (cap, cap_limit) in caps {
-                if self.best_arena <= self.lower_bound {
-                    return;
-                }
-                let cap = cap.min(self.best_arena.saturating_sub(self.step));
-                self.rank = self.preorders[turn % self.preorders.len()].clone();
-                for (q, &r) in self.rank.iter().enumerate() {
-                    self.by_rank[r] = q;
-                }
-                turn += 1;
-                match self.decide(cap, self.nodes.saturating_add(cap_limit)) {
-                    Decision::Found => {}
-                    Decision::Infeasible => {
-                        self.lower_bound = self.lower_bound.max(cap.saturating_add(self.step));
+        let mut limit = (self.sizes.len() as u64).max(64) * 2;
+        for round in 0usize.. {
+            // Every preorder at the lower bound; then, with one preorder in
+            // turn, halfway between the lower bound and the incumbent, and
+            // just below the incumbent for as long as that succeeds.
+            let decisions = (0..PREORDERS)
+                .map(|preorder| (Target::LowerBound, preorder))
+                .chain([
+                    (Target::Halfway, round % PREORDERS),
+                    (Target::BelowBest, round % PREORDERS),
+                ]);
+            for (target, preorder) in decisions {
+                loop {
+                    if self.best_arena <= self.lower_bound {
+                        return;
                     }
-                    Decision::NodeLimit => {}
-                    Decision::Budget => return,
+                    let below_best = self.best_arena.saturating_sub(self.step);
+                    let gap = below_best.saturating_sub(self.lower_bound);
+                    let cap = match target {
+                        Target::LowerBound => self.lower_bound.min(below_best),
+                        Target::Halfway if gap / 2 >= self.step => {
+                            self.lower_bound + gap / 2 / self.step * self.step
+                        }
+                        Target::BelowBest if gap > 0 => below_best,
+                        _ => break,
+                    };
+                    self.preorder = preorder;
+                    match self.decide(cap, self.nodes.saturating_add(limit)) {
+                        Decision::Found if matches!(target, Target::BelowBest) => continue,
+                        Decision::Found | Decision::NodeLimit => break,
+                        Decision::Infeasible => {
+                            self.lower_bound = self.lower_bound.max(cap.saturating_add(self.step));
+                            break;
+                        }
+                        Decision::Budget => return,
+                    }
                 }
             }
             limit = limit.saturating_mul(2);
@@ -368,18 +404,26 @@ impl<'a> Search<'a> {
         let Some(range) = self.leftmost_component() else {
             return Decision::Found; // nothing to place
         };
+        for p in 0..self.rank.len() {
+            self.rank[p] = p + 1;
+            self.by_rank[p + 1] = p;
+        }
+        self.rerank((0, self.spanning.len()));
+        self.rank_log.clear();
         let mut stack: Vec<Frame> = Vec::new();
         let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false) else {
             return Decision::Infeasible;
         };
         stack.push(Frame {
             candidates,
+            keys: std::mem::take(&mut self.scratch),
             next: 0,
             placed: None,
             hatless: false,
             floor_log_len: 0,
             top_log_len: 0,
             arena_before: 0,
+            rank_log_len: 0,
             range,
             count,
             owner: None,
@@ -406,14 +450,7 @@ impl<'a> Search<'a> {
                 let keep = fence.map_or(0, |f| f + 1);
                 while stack.len() > keep {
                     let frame = stack.pop().expect("length checked");
-                    if let Some(q) = frame.placed {
-                        self.unplace(
-                            q,
-                            frame.floor_log_len,
-                            frame.top_log_len,
-                            frame.arena_before,
-                        );
-                    }
+                    self.pop(frame);
                 }
                 continue;
             };
@@ -427,7 +464,7 @@ impl<'a> Search<'a> {
             if self.nodes >= node_limit {
                 break Decision::NodeLimit;
             }
-            self.nodes += 1;
+            self.placements += 1;
 
             let frame = &mut stack[k];
             frame.placed = Some(p);
@@ -436,9 +473,10 @@ impl<'a> Search<'a> {
             frame.arena_before = self.arena;
             frame.hatless = self.unplaced_neighbours[p] == 0;
             let (active, active_count, owner) = (frame.range, frame.count, frame.owner);
-            self.place(p);
+            let split = self.place(p);
 
             if self.placed_count == self.sizes.len() {
+                self.nodes += 1;
                 self.record();
                 break Decision::Found;
             }
@@ -446,19 +484,30 @@ impl<'a> Search<'a> {
                 continue;
             };
             let after = (self.offset[p], self.rank[p]);
+            let rank_log_len = self.rank_log.len();
+            if active_count > 1 {
+                let keys = std::mem::take(&mut stack[k].keys);
+                let passes = self.passes_bounds_after(&keys, active, p, cap);
+                stack[k].keys = keys;
+                if !passes {
+                    continue;
+                }
+            }
             let child = if active_count > 1 {
                 // The active component still has tensors: it continues as one
-                // canonical sequence, or `p` split it into fresh problems. The
-                // bounds of the continuing sequence hold in both cases.
+                // canonical sequence, or `p` cut it into fresh problems, which
+                // are ranked anew. The bounds of the continuing sequence hold
+                // in both cases.
                 match self.candidates(active, next_range, after, cap, true) {
                     None => continue,
-                    Some((candidates, count)) if count == active_count - 1 => {
-                        (candidates, count, owner, Some(k))
+                    Some((candidates, count)) if !split => (candidates, count, owner, Some(k)),
+                    Some(_) => {
+                        self.rerank(active);
+                        match self.candidates(active, next_range, (0, 0), cap, false) {
+                            Some((candidates, count)) => (candidates, count, Some(k), Some(k)),
+                            None => (Vec::new(), 0, Some(k), Some(k)),
+                        }
                     }
-                    Some(_) => match self.candidates(active, next_range, (0, 0), cap, false) {
-                        None => continue,
-                        Some((candidates, count)) => (candidates, count, Some(k), Some(k)),
-                    },
                 }
             } else {
                 // The active component is complete: the next one is a sibling
@@ -479,14 +528,17 @@ impl<'a> Search<'a> {
             // Pushed even without candidates, so that a dead end resumes at
             // its fence.
             let (candidates, count, owner, fence) = child;
+            self.nodes += 1;
             stack.push(Frame {
                 candidates,
+                keys: std::mem::take(&mut self.scratch),
                 next: 0,
                 placed: None,
                 hatless: false,
                 floor_log_len: 0,
                 top_log_len: 0,
                 arena_before: 0,
+                rank_log_len,
                 range: next_range,
                 count,
                 owner,
@@ -494,14 +546,7 @@ impl<'a> Search<'a> {
             });
         };
         while let Some(frame) = stack.pop() {
-            if let Some(q) = frame.placed {
-                self.unplace(
-                    q,
-                    frame.floor_log_len,
-                    frame.top_log_len,
-                    frame.arena_before,
-                );
-            }
+            self.pop(frame);
         }
         decision
     }
@@ -533,6 +578,21 @@ impl<'a> Search<'a> {
         monotone: bool,
     ) -> Option<(Vec<usize>, usize)> {
         let (scan_lo, scan_hi) = scan;
+        let monotone_floor = if monotone { after.0 } else { 0 };
+        // A cheap first pass of the section bounds: every unplaced tensor of
+        // a section conflicts with the last tensor placed there, so it sits
+        // above that tensor's top. Most placements fail here.
+        for s in scan_lo..scan_hi {
+            let bytes = self.section_unplaced[s];
+            if bytes > 0
+                && self.section_top[s]
+                    .max(monotone_floor)
+                    .saturating_add(bytes)
+                    > cap
+            {
+                return None;
+            }
+        }
         let in_range = |(lo, _): (usize, usize), (a, b): (usize, usize)| a <= lo && lo < b;
         // Unplaced tensors of `scan` as packed (floor, rank) keys: sorting
         // plain integers is several times faster than sorting by lookups.
@@ -575,7 +635,6 @@ impl<'a> Search<'a> {
                 s = self.find_unpainted(s + 1);
             }
         }
-        let monotone_floor = if monotone { after.0 } else { 0 };
         for s in scan_lo..scan_hi {
             let bytes = self.section_unplaced[s];
             if bytes > 0
@@ -601,6 +660,76 @@ impl<'a> Search<'a> {
         Some((candidates, count))
     }
 
+    /// The section bounds of the sequence continuing after `p` (just placed)
+    /// in the component with section range `(lo, hi)`, checked with `keys`,
+    /// the sorted keys of the frame `p` was chosen in. Only `p`'s conflicts
+    /// changed floor since, all up to `p`'s top, so the floor order is
+    /// known without sorting: the keys below that top, then the raised
+    /// tensors, then the rest.
+    fn passes_bounds_after(
+        &mut self,
+        keys: &[u128],
+        (lo, hi): (usize, usize),
+        p: usize,
+        cap: usize,
+    ) -> bool {
+        let monotone_floor = self.offset[p];
+        let top = monotone_floor + self.sizes[p];
+        for s in lo..=hi {
+            self.next_unpainted[s] = s;
+        }
+        let mut raised = std::mem::take(&mut self.raised);
+        raised.clear();
+        let mut passes = true;
+        let mut flushed = false;
+        for &key in keys {
+            let q = self.by_rank[key as u64 as usize];
+            let (q_lo, _) = self.sections[q];
+            if self.offset[q] != UNPLACED || q_lo < lo || q_lo >= hi {
+                continue;
+            }
+            let old_floor = (key >> 64) as usize;
+            if !flushed && old_floor >= top {
+                flushed = true;
+                for &r in &raised {
+                    passes &= self.paint(r, top, monotone_floor, cap);
+                }
+            }
+            if self.floor[q] != old_floor {
+                raised.push(q);
+            } else {
+                passes &= self.paint(q, old_floor, monotone_floor, cap);
+            }
+            if !passes {
+                break;
+            }
+        }
+        if passes && !flushed {
+            for &r in &raised {
+                passes &= self.paint(r, top, monotone_floor, cap);
+            }
+        }
+        self.raised = raised;
+        passes
+    }
+
+    /// Paints the unpainted sections of `q` with `floor`, their lowest floor;
+    /// false if one of them cannot hold its unplaced bytes above that floor
+    /// (and `monotone_floor`) within `cap`.
+    fn paint(&mut self, q: usize, floor: usize, monotone_floor: usize, cap: usize) -> bool {
+        let (lo, hi) = self.sections[q];
+        let base = floor.max(monotone_floor);
+        let mut s = self.find_unpainted(lo);
+        while s < hi {
+            if base.saturating_add(self.section_unplaced[s]) > cap {
+                return false;
+            }
+            self.next_unpainted[s] = s + 1;
+            s = self.find_unpainted(s + 1);
+        }
+        true
+    }
+
     /// The first unpainted section at or after `s` (sections end at a
     /// sentinel that is never painted).
     fn find_unpainted(&mut self, s: usize) -> usize {
@@ -618,8 +747,10 @@ impl<'a> Search<'a> {
     }
 
     /// Puts `p` at its floor and raises its unplaced conflicts' floors and
-    /// its sections' tops, logging the old values.
-    fn place(&mut self, p: usize) {
+    /// its sections' tops, logging the old values. Returns whether `p` was
+    /// the last unplaced tensor across one of the section boundaries it
+    /// spans, which cuts its component.
+    fn place(&mut self, p: usize) -> bool {
         let offset = self.floor[p];
         let end = offset + self.sizes[p];
         self.offset[p] = offset;
@@ -638,8 +769,66 @@ impl<'a> Search<'a> {
             self.section_top[s] = end;
             self.section_unplaced[s] -= self.sizes[p];
         }
+        let mut cut = false;
         for count in &mut self.spanning[lo..hi - 1] {
             *count -= 1;
+            cut |= *count == 0;
+        }
+        cut
+    }
+
+    /// Undoes a frame: its placement, then its re-ranking.
+    fn pop(&mut self, frame: Frame) {
+        if let Some(q) = frame.placed {
+            self.unplace(
+                q,
+                frame.floor_log_len,
+                frame.top_log_len,
+                frame.arena_before,
+            );
+        }
+        for (q, old) in self.rank_log.drain(frame.rank_log_len..).rev() {
+            self.rank[q] = old;
+            self.by_rank[old] = q;
+        }
+    }
+
+    /// The preorder key of `p` (compared decreasing): lifetime length, area
+    /// and `total`, the unplaced bytes of `p`'s busiest section now, in the
+    /// order of the current preorder.
+    fn preorder_key(&self, p: usize) -> (u128, u128, u128) {
+        let (lo, hi) = self.sections[p];
+        let total = self.section_unplaced[lo..hi]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0) as u128;
+        let (length, area) = (self.length[p], self.area[p]);
+        match self.preorder {
+            0 => (length, area, total),
+            1 => (total, area, length),
+            _ => (total, length, area),
+        }
+    }
+
+    /// Ranks the unplaced tensors of the sections `range` by the current
+    /// preorder with today's totals (ties by input order), reusing the ranks
+    /// they hold so that ranks stay distinct; logs the old ranks.
+    fn rerank(&mut self, (lo, hi): (usize, usize)) {
+        let mut members: Vec<usize> = self.by_start[self.starts_at[lo]..self.starts_at[hi]]
+            .iter()
+            .copied()
+            .filter(|&q| self.offset[q] == UNPLACED)
+            .collect();
+        let mut ranks: Vec<usize> = members.iter().map(|&q| self.rank[q]).collect();
+        ranks.sort_unstable();
+        members.sort_by_key(|&q| (std::cmp::Reverse(self.preorder_key(q)), q));
+        for (&q, &r) in members.iter().zip(&ranks) {
+            if self.rank[q] != r {
+                self.rank_log.push((q, self.rank[q]));
+                self.rank[q] = r;
+                self.by_rank[r] = q;
+            }
         }
     }
 

@@ -58,18 +58,19 @@ pub struct SearchBudget {
     /// after the heuristic plan the search starts from, and the clock is read
     /// every 1,024 nodes.
     pub time: Option<Duration>,
-    /// Limit on the number of search nodes (placements tried), or `None` for
-    /// no limit.
+    /// Limit on the number of search nodes (partial plans that passed the
+    /// search's bounds), or `None` for no limit.
     pub nodes: Option<u64>,
 }
 
 impl Default for SearchBudget {
-    /// One million nodes and no time limit: deterministic, and a few seconds
-    /// at most on inputs of hundreds of tensors.
+    /// 300,000 nodes and no time limit: deterministic; on the MiniMalloc
+    /// benchmark problems (154 to 454 tensors) this proves 9 of 11 optimal and
+    /// takes at most about 11 s on a 2-core machine.
     fn default() -> Self {
         SearchBudget {
             time: None,
-            nodes: Some(1_000_000),
+            nodes: Some(300_000),
         }
     }
 }

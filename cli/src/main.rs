@@ -82,7 +82,7 @@ Strategies (--strategy):
   heuristic   the best of several orderings and placement rules, then local moves
   search      exact branch and bound from the heuristic's plan, until the plan is
               proven optimal or a budget runs out: --budget-nodes N (default
-              1000000; `none` for no limit), --budget-ms N (default: no limit).
+              300000; `none` for no limit), --budget-ms N (default: no limit).
               With only a node budget the plan is the same on every machine.
 
 --align N (a power of two, default 1) makes every offset a multiple of N and
@@ -190,7 +190,7 @@ struct OffsetsArgs {
     /// Time limit of --strategy search in milliseconds, or `none` [default: none]
     #[arg(long, value_name = "N", value_parser = parse_limit)]
     budget_ms: Option<Limit>,
-    /// Node limit of --strategy search, or `none` [default: 1000000]
+    /// Node limit of --strategy search, or `none` [default: 300000]
     #[arg(long, value_name = "N", value_parser = parse_limit)]
     budget_nodes: Option<Limit>,
 }
