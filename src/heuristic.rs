@@ -55,6 +55,7 @@
 use std::cmp::Reverse;
 
 use crate::error::PlanError;
+use crate::fallible;
 use crate::offsets::{MemoryPlan, TensorLifetime};
 
 /// Work of the local improvement, in the units of [`Placer::place`]'s cost
@@ -96,17 +97,50 @@ pub(crate) struct Conflicts {
 
 impl Conflicts {
     /// Conflict lists by a sweep over tensors sorted by first use:
-    /// `O(n log n + E)`.
-    pub(crate) fn new(tensors: &[TensorLifetime]) -> Self {
-        let items: Vec<usize> = (0..tensors.len())
-            .filter(|&i| tensors[i].size > 0)
-            .collect();
-        let mut by_start: Vec<usize> = (0..items.len()).collect();
+    /// `O(n log n + E)`. The lists' size is counted first, without building
+    /// them, so that a size the machine cannot back (`E` can reach `n²/2`) is
+    /// refused as [`PlanError::OutOfMemory`] instead of aborting the process.
+    pub(crate) fn new(tensors: &[TensorLifetime]) -> Result<Self, PlanError> {
+        let items: Vec<usize> = fallible::collect(
+            tensors.len(),
+            (0..tensors.len()).filter(|&i| tensors[i].size > 0),
+        )?;
+        let mut by_start: Vec<usize> = fallible::collect(items.len(), 0..items.len())?;
         by_start.sort_by_key(|&p| tensors[items[p]].first_use);
-        let mut neighbours = vec![Vec::new(); items.len()];
+        let firsts: Vec<usize> = fallible::collect(
+            items.len(),
+            by_start.iter().map(|&p| tensors[items[p]].first_use),
+        )?;
+        // Later starters intersect `p` exactly when they start by its end: a
+        // run `k + 1..end` of `by_start`. Each end of a conflict counts once.
+        let mut degree = fallible::filled(items.len(), 0usize)?;
+        let mut runs = fallible::filled(items.len() + 1, 0isize)?;
+        for (k, &p) in by_start.iter().enumerate() {
+            let end = firsts.partition_point(|&f| f <= tensors[items[p]].last_use);
+            degree[p] += end - (k + 1);
+            runs[k + 1] += 1;
+            runs[end] -= 1;
+        }
+        let mut open = 0isize;
+        for (k, &p) in by_start.iter().enumerate() {
+            open += runs[k];
+            degree[p] += open as usize;
+        }
+        let entries = degree.iter().fold(0usize, |sum, &d| sum.saturating_add(d));
+        let bytes = entries.saturating_mul(std::mem::size_of::<usize>());
+        if bytes > LOOK_UP_ABOVE {
+            if let Some(available) = fallible::memory_available() {
+                if bytes > available / 2 {
+                    return Err(PlanError::OutOfMemory { bytes });
+                }
+            }
+        }
+        let mut neighbours: Vec<Vec<usize>> = fallible::with_capacity(items.len())?;
+        for &d in &degree {
+            neighbours.push(fallible::with_capacity(d)?);
+        }
         for (k, &p) in by_start.iter().enumerate() {
             let last = tensors[items[p]].last_use;
-            // Later starters intersect `p` exactly when they start by its end.
             for &q in by_start[k + 1..]
                 .iter()
                 .take_while(|&&q| tensors[items[q]].first_use <= last)
@@ -115,16 +149,20 @@ impl Conflicts {
                 neighbours[q].push(p);
             }
         }
-        Conflicts { items, neighbours }
+        Ok(Conflicts { items, neighbours })
     }
 }
+
+/// Conflict lists above this size (256 MiB) are first checked against the
+/// memory the machine can back: at most half of it is taken.
+const LOOK_UP_ABOVE: usize = 256 << 20;
 
 /// Plans `tensors` (sizes already rounded; lifetimes already validated) with
 /// the best of the orderings and rules, improved locally.
 ///
 /// Errors: [`PlanError::Overflow`] if an end offset would pass `usize::MAX`.
 pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
-    let conflicts = Conflicts::new(tensors);
+    let conflicts = Conflicts::new(tensors)?;
     let sizes: Vec<usize> = conflicts.items.iter().map(|&i| tensors[i].size).collect();
     let mut placer = Placer::new(tensors, &conflicts, &sizes);
 
@@ -478,5 +516,54 @@ impl Key for u128 {
     }
     fn rank(self) -> usize {
         self as u64 as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The conflict lists hold exactly the pairs whose inclusive lifetimes
+    /// intersect, by an all-pairs check, on seeded random tables with
+    /// zero-size tensors and repeated endpoints.
+    #[test]
+    fn conflict_lists_are_the_intersecting_pairs() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut below = |bound: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % bound as u64) as usize
+        };
+        for _ in 0..200 {
+            let count = below(40);
+            let tensors: Vec<TensorLifetime> = (0..count)
+                .map(|_| {
+                    let (a, b) = (below(12), below(12));
+                    TensorLifetime::new(below(4), a.min(b), a.max(b))
+                })
+                .collect();
+            let conflicts = Conflicts::new(&tensors).expect("small input");
+            let expected: Vec<usize> = (0..count).filter(|&i| tensors[i].size > 0).collect();
+            assert_eq!(conflicts.items, expected);
+            for (p, &i) in conflicts.items.iter().enumerate() {
+                let mut listed: Vec<usize> = conflicts.neighbours[p]
+                    .iter()
+                    .map(|&q| conflicts.items[q])
+                    .collect();
+                listed.sort_unstable();
+                let intersecting: Vec<usize> = expected
+                    .iter()
+                    .copied()
+                    .filter(|&j| {
+                        j != i
+                            && tensors[i].first_use <= tensors[j].last_use
+                            && tensors[j].first_use <= tensors[i].last_use
+                    })
+                    .collect();
+                assert_eq!(listed, intersecting, "tensor {i} of {tensors:?}");
+                assert_eq!(conflicts.neighbours[p].len(), listed.len());
+            }
+        }
     }
 }

@@ -108,7 +108,7 @@ fn validate(tensors: &[TensorLifetime]) -> Result<(), PlanError> {
 /// `first_use > last_use`; [`PlanError::Overflow`] if a tensor's end offset
 /// would pass `usize::MAX` (the first such tensor in placement order).
 ///
-/// Exact: soundness (see the [module docs](self)), and the plan is
+/// Exact: soundness (proved in the module documentation of `src/offsets.rs`), and the plan is
 /// bit-identical to the specification's greedy. Not claimed: optimality.
 /// Complexity: `O(n log n + Σ_i (log n + k_i log k_i + s_i / 64))` time, where
 /// `k_i` is the number of placed tensors whose lifetimes meet tensor `i`'s and

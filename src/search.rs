@@ -81,11 +81,15 @@
 //! all to the same height, so no sort is needed), and `S` sections, each
 //! given its lowest floor once through a path-compressed forest. A placement
 //! that passes costs `O(m log m)` more to sort its node's candidates.
-//! Memory `O(n²)` at most (a candidate list and a key list per level of the
-//! depth-first stack).
+//! Memory: the conflict lists, `O(n + E)` (counted first, and refused when
+//! larger than half the memory the machine can back); a candidate list per
+//! level of the depth-first stack, `O(n²)` at most but short in practice;
+//! sorted keys for the top level, `O(n)`, and for the levels below it at
+//! most [`STACK_KEYS`] in total (the others are rebuilt when returned to).
 
 use std::time::Instant;
 
+use crate::error::PlanError;
 use crate::heuristic::Conflicts;
 use crate::offsets::{MemoryPlan, TensorLifetime};
 use crate::strategy::SearchBudget;
@@ -102,6 +106,11 @@ pub(crate) struct Outcome {
 
 /// How often the clock is read, in placements.
 const CLOCK_PERIOD: u64 = 1024;
+
+/// Keys the frames of the depth-first stack may hold in total (16 MiB):
+/// past it, a frame that gets a child gives its keys up, so the stack's keys
+/// stay within this bound plus one frame's.
+const STACK_KEYS: usize = 1 << 20;
 
 /// Number of preorders the decisions take turns with.
 const PREORDERS: usize = 3;
@@ -134,10 +143,14 @@ enum Decision {
 struct Frame {
     /// Tensors that may be placed next, in (floor, rank) order.
     candidates: Vec<usize>,
-    /// The (floor, rank) keys of the unplaced tensors the frame's bounds were
-    /// checked on, sorted: the order in which a placement's bounds are
-    /// checked without sorting again.
+    /// The (floor, rank) keys of the unplaced tensors of `scan`, sorted: the
+    /// order in which a placement's bounds are checked without sorting
+    /// again. The top frame always has them; frames below it keep theirs
+    /// while the stack holds at most [`STACK_KEYS`] keys, else give them up
+    /// and rebuild them from `scan` when returned to.
     keys: Vec<u128>,
+    /// The sections whose unplaced tensors `keys` lists.
+    scan: (usize, usize),
     next: usize,
     /// The candidate currently placed, if any.
     placed: Option<usize>,
@@ -164,22 +177,24 @@ struct Frame {
 /// Searches for plans of `tensors` (sizes rounded, lifetimes validated)
 /// smaller than `start`, a sound plan, within `budget`. `peak` is the peak of
 /// live bytes.
+///
+/// Errors: [`PlanError::OutOfMemory`] if the conflict lists cannot be had.
 pub(crate) fn improve(
     tensors: &[TensorLifetime],
     start: MemoryPlan,
     peak: usize,
     budget: &SearchBudget,
-) -> Outcome {
-    let mut search = Search::new(tensors, start, peak, budget);
+) -> Result<Outcome, PlanError> {
+    let mut search = Search::new(tensors, start, peak, budget)?;
     search.run();
-    Outcome {
+    Ok(Outcome {
         lower_bound: search.lower_bound.min(search.best_arena),
         plan: MemoryPlan {
             offsets: search.best_offsets,
             arena_size: search.best_arena,
         },
         nodes: search.nodes,
-    }
+    })
 }
 
 struct Search<'a> {
@@ -227,6 +242,8 @@ struct Search<'a> {
     scratch: Vec<u128>,
     /// Scratch: the tensors whose floor a placement raised.
     raised: Vec<usize>,
+    /// Keys held by the frames of the stack.
+    stack_keys: usize,
     /// Tensors by first section, and where each section's run starts in it.
     by_start: Vec<usize>,
     starts_at: Vec<usize>,
@@ -250,8 +267,8 @@ impl<'a> Search<'a> {
         start: MemoryPlan,
         peak: usize,
         budget: &SearchBudget,
-    ) -> Self {
-        let conflicts = Conflicts::new(tensors);
+    ) -> Result<Self, PlanError> {
+        let conflicts = Conflicts::new(tensors)?;
         let n = conflicts.items.len();
         let sizes: Vec<usize> = conflicts.items.iter().map(|&i| tensors[i].size).collect();
         let step = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
@@ -304,7 +321,7 @@ impl<'a> Search<'a> {
         let starts_at: Vec<usize> = (0..=section_count)
             .map(|s| by_start.partition_point(|&p| sections[p].0 < s))
             .collect();
-        Search {
+        Ok(Search {
             tensors,
             preorder: 0,
             rank: vec![0; n],
@@ -331,6 +348,7 @@ impl<'a> Search<'a> {
             next_unpainted: vec![0; section_count + 1],
             scratch: Vec::new(),
             raised: Vec::new(),
+            stack_keys: 0,
             by_rank: vec![0; n + 1],
             by_start,
             starts_at,
@@ -339,7 +357,7 @@ impl<'a> Search<'a> {
             best_arena: start.arena_size,
             nodes: 0,
             placements: 0,
-        }
+        })
     }
 
     /// Whether the whole budget is spent.
@@ -414,9 +432,11 @@ impl<'a> Search<'a> {
         let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false) else {
             return Decision::Infeasible;
         };
+        self.stack_keys = self.scratch.len();
         stack.push(Frame {
             candidates,
             keys: std::mem::take(&mut self.scratch),
+            scan: range,
             next: 0,
             placed: None,
             hatless: false,
@@ -465,6 +485,12 @@ impl<'a> Search<'a> {
                 break Decision::NodeLimit;
             }
             self.placements += 1;
+            if stack[k].keys.is_empty() && stack[k].count > 1 {
+                // Returned to from a child after giving the keys up: the
+                // partial plan is again as when they were first made.
+                stack[k].keys = self.sorted_keys(stack[k].scan);
+                self.stack_keys += stack[k].keys.len();
+            }
 
             let frame = &mut stack[k];
             frame.placed = Some(p);
@@ -529,9 +555,15 @@ impl<'a> Search<'a> {
             // its fence.
             let (candidates, count, owner, fence) = child;
             self.nodes += 1;
+            self.stack_keys += self.scratch.len();
+            if self.stack_keys > STACK_KEYS {
+                self.stack_keys -= stack[k].keys.len();
+                stack[k].keys = Vec::new();
+            }
             stack.push(Frame {
                 candidates,
                 keys: std::mem::take(&mut self.scratch),
+                scan: if active_count > 1 { active } else { next_range },
                 next: 0,
                 placed: None,
                 hatless: false,
@@ -660,6 +692,18 @@ impl<'a> Search<'a> {
         Some((candidates, count))
     }
 
+    /// The sorted (floor, rank) keys of the unplaced tensors of the sections
+    /// `(lo, hi)`, as [`Search::candidates`] makes them.
+    fn sorted_keys(&self, (lo, hi): (usize, usize)) -> Vec<u128> {
+        let mut keys: Vec<u128> = self.by_start[self.starts_at[lo]..self.starts_at[hi]]
+            .iter()
+            .filter(|&&q| self.offset[q] == UNPLACED)
+            .map(|&q| ((self.floor[q] as u128) << 64) | self.rank[q] as u128)
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
     /// The section bounds of the sequence continuing after `p` (just placed)
     /// in the component with section range `(lo, hi)`, checked with `keys`,
     /// the sorted keys of the frame `p` was chosen in. Only `p`'s conflicts
@@ -779,6 +823,7 @@ impl<'a> Search<'a> {
 
     /// Undoes a frame: its placement, then its re-ranking.
     fn pop(&mut self, frame: Frame) {
+        self.stack_keys -= frame.keys.len();
         if let Some(q) = frame.placed {
             self.unplace(
                 q,

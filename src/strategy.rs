@@ -119,7 +119,10 @@ pub struct PlanReport {
 /// Errors: [`PlanError::InvalidAlignment`] if `options.alignment` is 0 or not
 /// a power of two; [`PlanError::InvalidLifetime`] for the first tensor with
 /// `first_use > last_use`; [`PlanError::Overflow`] naming a tensor whose size
-/// rounded up to the alignment, or whose end offset, would pass `usize::MAX`.
+/// rounded up to the alignment, or whose end offset, would pass `usize::MAX`;
+/// [`PlanError::OutOfMemory`] if scratch memory cannot be had (the heuristic
+/// and the search build conflict lists of up to `n²/2` pairs, and refuse
+/// lists larger than half the memory the machine can back).
 ///
 /// `Strategy::Greedy` with alignment 1 returns exactly
 /// [`try_plan_offsets`]`(tensors)`.
@@ -160,7 +163,7 @@ pub fn try_plan_offsets_with(
         Strategy::Heuristic => (heuristic::plan(&rounded)?, peak, 0),
         Strategy::Search => {
             let start = heuristic::plan(&rounded)?;
-            let outcome = search::improve(&rounded, start, peak, &options.budget);
+            let outcome = search::improve(&rounded, start, peak, &options.budget)?;
             (outcome.plan, outcome.lower_bound, outcome.nodes)
         }
     };

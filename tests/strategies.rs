@@ -528,3 +528,20 @@ fn a_time_budget_alone_still_returns_a_sound_plan() {
     let report = try_plan_offsets_with(&tensors, &options).expect("valid input");
     assert_report(&tensors, &report, &options, "J with 20 ms");
 }
+
+/// 400,000 tensors live at one node conflict pairwise: their conflict lists
+/// would take 1.28 TB. The heuristic and the search count them before
+/// building them and refuse, instead of aborting the process. (The limit is
+/// half of Linux's `MemAvailable`; elsewhere the allocation itself decides.)
+#[cfg(target_os = "linux")]
+#[test]
+fn conflict_lists_the_machine_cannot_hold_are_refused() {
+    let tensors = vec![TensorLifetime::new(64, 0, 0); 400_000];
+    for strategy in [Strategy::Heuristic, Strategy::Search] {
+        let result = try_plan_offsets_with(&tensors, &options(strategy, 1, 10));
+        assert!(
+            matches!(result, Err(PlanError::OutOfMemory { bytes }) if bytes == 400_000 * 399_999 * 8),
+            "{strategy:?}: {result:?}"
+        );
+    }
+}
