@@ -112,8 +112,9 @@ typedef struct aether_plan_options {
    */
   uint64_t budget_ms;
   /**
-   * Search node limit, or `AETHER_BUDGET_UNLIMITED`. The default, one
-   * million, gives the same plan on every machine.
+   * Search node limit (a node is a partial plan that passed the search's
+   * bounds), or `AETHER_BUDGET_UNLIMITED`. The default, 300,000, gives the
+   * same plan on every machine.
    */
   uint64_t budget_nodes;
 } aether_plan_options;
@@ -296,8 +297,8 @@ aether_status aether_plan_offsets(const struct aether_tensor_lifetime *tensors,
                                   size_t *arena_size_out);
 
 /**
- * Fills `options` with the defaults (greedy, no alignment, a budget of one
- * million search nodes and no time limit) and this version's `struct_size`.
+ * Fills `options` with the defaults (greedy, no alignment, a budget of
+ * 300,000 search nodes and no time limit) and this version's `struct_size`.
  * Does nothing if `options` is NULL.
  *
  * # Safety

@@ -159,8 +159,9 @@ pub struct aether_plan_options {
     /// Search time limit in milliseconds, or `AETHER_BUDGET_UNLIMITED`
     /// (default). A time limit makes the plan depend on the machine.
     pub budget_ms: u64,
-    /// Search node limit, or `AETHER_BUDGET_UNLIMITED`. The default, one
-    /// million, gives the same plan on every machine.
+    /// Search node limit (a node is a partial plan that passed the search's
+    /// bounds), or `AETHER_BUDGET_UNLIMITED`. The default, 300,000, gives the
+    /// same plan on every machine.
     pub budget_nodes: u64,
 }
 
@@ -525,8 +526,8 @@ pub unsafe extern "C" fn aether_plan_offsets(
     })
 }
 
-/// Fills `options` with the defaults (greedy, no alignment, a budget of one
-/// million search nodes and no time limit) and this version's `struct_size`.
+/// Fills `options` with the defaults (greedy, no alignment, a budget of
+/// 300,000 search nodes and no time limit) and this version's `struct_size`.
 /// Does nothing if `options` is NULL.
 ///
 /// # Safety
