@@ -614,16 +614,8 @@ impl<'a> Search<'a> {
         // A cheap first pass of the section bounds: every unplaced tensor of
         // a section conflicts with the last tensor placed there, so it sits
         // above that tensor's top. Most placements fail here.
-        for s in scan_lo..scan_hi {
-            let bytes = self.section_unplaced[s];
-            if bytes > 0
-                && self.section_top[s]
-                    .max(monotone_floor)
-                    .saturating_add(bytes)
-                    > cap
-            {
-                return None;
-            }
+        if !self.sections_fit(scan, |s| self.section_top[s], monotone_floor, cap) {
+            return None;
         }
         let in_range = |(lo, _): (usize, usize), (a, b): (usize, usize)| a <= lo && lo < b;
         // Unplaced tensors of `scan` as packed (floor, rank) keys: sorting
@@ -667,17 +659,9 @@ impl<'a> Search<'a> {
                 s = self.find_unpainted(s + 1);
             }
         }
-        for s in scan_lo..scan_hi {
-            let bytes = self.section_unplaced[s];
-            if bytes > 0
-                && self.lowest_floor[s]
-                    .max(monotone_floor)
-                    .saturating_add(bytes)
-                    > cap
-            {
-                self.scratch = keys;
-                return None;
-            }
+        if !self.sections_fit(scan, |s| self.lowest_floor[s], monotone_floor, cap) {
+            self.scratch = keys;
+            return None;
         }
         let candidates: Vec<usize> = keys
             .iter()
@@ -690,6 +674,21 @@ impl<'a> Search<'a> {
             .collect();
         self.scratch = keys;
         Some((candidates, count))
+    }
+
+    /// Whether every section of `(lo, hi)` holds its unplaced bytes above
+    /// `base` of it (and `monotone_floor`) within `cap`.
+    fn sections_fit(
+        &self,
+        (lo, hi): (usize, usize),
+        base: impl Fn(usize) -> usize,
+        monotone_floor: usize,
+        cap: usize,
+    ) -> bool {
+        (lo..hi).all(|s| {
+            let bytes = self.section_unplaced[s];
+            bytes == 0 || base(s).max(monotone_floor).saturating_add(bytes) <= cap
+        })
     }
 
     /// The sorted (floor, rank) keys of the unplaced tensors of the sections
