@@ -371,8 +371,9 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Rounds of decisions with doubling node limits, taking turns with the
-    /// preorders: first at the lower bound, then halfway to the incumbent.
+    /// Rounds of decisions with doubling node limits (see the module docs):
+    /// the lower bound with each preorder, then halfway to the incumbent,
+    /// then one step below it while that succeeds.
     fn run(&mut self) {
         let mut limit = (self.sizes.len() as u64).max(64) * 2;
         for round in 0usize.. {
