@@ -264,42 +264,65 @@ fn orderings(tensors: &[TensorLifetime], conflicts: &Conflicts) -> Vec<Vec<usize
         .collect()
 }
 
+/// The timeline cut at every lifetime endpoint: the distinct first uses and
+/// nodes after a last use, in order, bound the sections; no lifetime starts
+/// or ends inside one.
+pub(crate) struct Sections {
+    /// Section range `lo..hi` of each tensor of `items`.
+    pub(crate) ranges: Vec<(usize, usize)>,
+    /// Number of sections.
+    pub(crate) count: usize,
+}
+
+impl Sections {
+    /// The sections of the tensors `items` of `tensors`: `O(n log n)`.
+    pub(crate) fn new(tensors: &[TensorLifetime], items: &[usize]) -> Self {
+        // Endpoints in u128: `last_use + 1` may pass `usize::MAX`.
+        let mut points: Vec<u128> = items
+            .iter()
+            .flat_map(|&i| {
+                [
+                    tensors[i].first_use as u128,
+                    tensors[i].last_use as u128 + 1,
+                ]
+            })
+            .collect();
+        points.sort_unstable();
+        points.dedup();
+        let section = |x: u128| points.partition_point(|&p| p < x);
+        let ranges = items
+            .iter()
+            .map(|&i| {
+                (
+                    section(tensors[i].first_use as u128),
+                    section(tensors[i].last_use as u128 + 1),
+                )
+            })
+            .collect();
+        Sections {
+            ranges,
+            count: points.len().saturating_sub(1),
+        }
+    }
+}
+
 /// For each planned tensor, the live bytes at the busiest node of its
-/// lifetime, by a sweep over the distinct lifetime endpoints.
+/// lifetime, by a sweep over the sections.
 fn node_pressure(tensors: &[TensorLifetime], items: &[usize]) -> Vec<u128> {
-    // Section boundaries: each first use and the node after each last use.
-    let mut points: Vec<u128> = items
-        .iter()
-        .flat_map(|&i| {
-            [
-                tensors[i].first_use as u128,
-                tensors[i].last_use as u128 + 1,
-            ]
-        })
-        .collect();
-    points.sort_unstable();
-    points.dedup();
-    let section = |x: u128| points.partition_point(|&p| p < x);
-    let mut delta = vec![0i128; points.len() + 1];
-    let ranges: Vec<(usize, usize)> = items
-        .iter()
-        .map(|&i| {
-            let range = (
-                section(tensors[i].first_use as u128),
-                section(tensors[i].last_use as u128 + 1),
-            );
-            delta[range.0] += tensors[i].size as i128;
-            delta[range.1] -= tensors[i].size as i128;
-            range
-        })
-        .collect();
-    let mut live = Vec::with_capacity(points.len());
+    let sections = Sections::new(tensors, items);
+    let mut delta = vec![0i128; sections.count + 1];
+    for (&i, &(lo, hi)) in items.iter().zip(&sections.ranges) {
+        delta[lo] += tensors[i].size as i128;
+        delta[hi] -= tensors[i].size as i128;
+    }
+    let mut live = Vec::with_capacity(sections.count);
     let mut sum = 0i128;
-    for d in &delta[..points.len()] {
+    for d in &delta[..sections.count] {
         sum += d;
         live.push(sum as u128);
     }
-    ranges
+    sections
+        .ranges
         .iter()
         .map(|&(lo, hi)| live[lo..hi].iter().copied().max().unwrap_or(0))
         .collect()
@@ -481,7 +504,8 @@ impl<'a> Placer<'a> {
     }
 }
 
-fn gcd(mut a: usize, mut b: usize) -> usize {
+/// Greatest common divisor (`gcd(0, b) = b`).
+pub(crate) fn gcd(mut a: usize, mut b: usize) -> usize {
     while b != 0 {
         (a, b) = (b, a % b);
     }

@@ -90,7 +90,7 @@
 use std::time::Instant;
 
 use crate::error::PlanError;
-use crate::heuristic::Conflicts;
+use crate::heuristic::{gcd, Conflicts, Sections};
 use crate::offsets::{MemoryPlan, TensorLifetime};
 use crate::strategy::SearchBudget;
 
@@ -273,30 +273,10 @@ impl<'a> Search<'a> {
         let sizes: Vec<usize> = conflicts.items.iter().map(|&i| tensors[i].size).collect();
         let step = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
 
-        let mut points: Vec<u128> = conflicts
-            .items
-            .iter()
-            .flat_map(|&i| {
-                [
-                    tensors[i].first_use as u128,
-                    tensors[i].last_use as u128 + 1,
-                ]
-            })
-            .collect();
-        points.sort_unstable();
-        points.dedup();
-        let section_of = |x: u128| points.partition_point(|&p| p < x);
-        let sections: Vec<(usize, usize)> = conflicts
-            .items
-            .iter()
-            .map(|&i| {
-                (
-                    section_of(tensors[i].first_use as u128),
-                    section_of(tensors[i].last_use as u128 + 1),
-                )
-            })
-            .collect();
-        let section_count = points.len().saturating_sub(1);
+        let Sections {
+            ranges: sections,
+            count: section_count,
+        } = Sections::new(tensors, &conflicts.items);
         let mut section_unplaced = vec![0usize; section_count];
         let mut spanning = vec![0usize; section_count];
         for (p, &(lo, hi)) in sections.iter().enumerate() {
@@ -907,11 +887,4 @@ impl<'a> Search<'a> {
             self.best_offsets[i] = self.offset[p];
         }
     }
-}
-
-fn gcd(mut a: usize, mut b: usize) -> usize {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
