@@ -359,6 +359,27 @@ fn verdict(met: Option<bool>, text: String) -> String {
     format!("- {mark}: {text}\n")
 }
 
+/// The verdict on one workload's speed-up over a peer: "`what`, `name`:
+/// `peer_label` ÷ library = …x (`target`)", met when `met` holds.
+fn speedup_verdict(
+    results: &Results,
+    what: &str,
+    name: &str,
+    (peer, peer_label): (&str, &str),
+    met: impl Fn(f64) -> bool,
+    target: &str,
+) -> String {
+    let (slower, library) = (find(results, name, peer), find(results, name, "library"));
+    let speedup = ratio(slower, library);
+    verdict(
+        speedup.map(met),
+        format!(
+            "{what}, {name}: {peer_label} ÷ library = {} ({target})",
+            with_cpu(speedup, cpu_ratio(slower, library))
+        ),
+    )
+}
+
 fn targets(results: &Results) -> String {
     let mut out = String::new();
     for name in [
@@ -368,41 +389,22 @@ fn targets(results: &Results) -> String {
         "dag-50k-deg8",
         "layered-20k",
     ] {
-        let speedup = ratio(
-            find(results, name, "literal"),
-            find(results, name, "library"),
-        );
-        out += &verdict(
-            speedup.map(|s| s >= 3.0),
-            format!(
-                "transitive reduction, {name}: literal ÷ library = {} (target ≥ 3x)",
-                with_cpu(
-                    speedup,
-                    cpu_ratio(
-                        find(results, name, "literal"),
-                        find(results, name, "library")
-                    )
-                )
-            ),
+        out += &speedup_verdict(
+            results,
+            "transitive reduction",
+            name,
+            ("literal", "literal"),
+            |s| s >= 3.0,
+            "target ≥ 3x",
         );
     }
-    let name = "collectives-1024";
-    let speedup = ratio(
-        find(results, name, "petgraph-core"),
-        find(results, name, "library"),
-    );
-    out += &verdict(
-        speedup.map(|s| s > 1.0),
-        format!(
-            "transitive reduction, {name}: petgraph core call ÷ library = {} (target > 1x)",
-            with_cpu(
-                speedup,
-                cpu_ratio(
-                    find(results, name, "petgraph-core"),
-                    find(results, name, "library")
-                )
-            )
-        ),
+    out += &speedup_verdict(
+        results,
+        "transitive reduction",
+        "collectives-1024",
+        ("petgraph-core", "petgraph core call"),
+        |s| s > 1.0,
+        "target > 1x",
     );
     for name in [
         "dag-1k-deg2",
@@ -457,41 +459,22 @@ fn targets(results: &Results) -> String {
         "incidences-1e7-E2e7",
         "chain-1e7-shuffled",
     ] {
-        let speedup = ratio(
-            find(results, name, "petgraph"),
-            find(results, name, "library"),
-        );
-        out += &verdict(
-            speedup.map(|s| s >= 2.0),
-            format!(
-                "islands, {name}: petgraph ÷ library = {} (target ≥ 2x)",
-                with_cpu(
-                    speedup,
-                    cpu_ratio(
-                        find(results, name, "petgraph"),
-                        find(results, name, "library")
-                    )
-                )
-            ),
+        out += &speedup_verdict(
+            results,
+            "islands",
+            name,
+            ("petgraph", "petgraph"),
+            |s| s >= 2.0,
+            "target ≥ 2x",
         );
     }
-    let name = "small-islands-100k";
-    let speedup = ratio(
-        find(results, name, "petgraph"),
-        find(results, name, "library"),
-    );
-    out += &verdict(
-        speedup.map(|s| s >= 1.0),
-        format!(
-            "islands, {name}: petgraph ÷ library = {} (target ≥ 1x, no slower)",
-            with_cpu(
-                speedup,
-                cpu_ratio(
-                    find(results, name, "petgraph"),
-                    find(results, name, "library")
-                )
-            )
-        ),
+    out += &speedup_verdict(
+        results,
+        "islands",
+        "small-islands-100k",
+        ("petgraph", "petgraph"),
+        |s| s >= 1.0,
+        "target ≥ 1x, no slower",
     );
     for name in [
         "incidences-1e6-E1e6",
@@ -519,23 +502,13 @@ fn targets(results: &Results) -> String {
             .unwrap();
         }
     }
-    let name = "random-tensors-10k";
-    let speedup = ratio(
-        find(results, name, "literal"),
-        find(results, name, "library"),
-    );
-    out += &verdict(
-        speedup.map(|s| s >= 3.0),
-        format!(
-            "offsets, {name}: literal ÷ library = {} (target ≥ 3x)",
-            with_cpu(
-                speedup,
-                cpu_ratio(
-                    find(results, name, "literal"),
-                    find(results, name, "library")
-                )
-            )
-        ),
+    out += &speedup_verdict(
+        results,
+        "offsets",
+        "random-tensors-10k",
+        ("literal", "literal"),
+        |s| s >= 3.0,
+        "target ≥ 3x",
     );
     let name = "random-tensors-100k";
     let figures = find(results, name, "library");
