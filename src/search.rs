@@ -234,8 +234,6 @@ struct Search<'a> {
     arena: usize,
     floor_log: Vec<(usize, usize)>,
     top_log: Vec<(usize, usize)>,
-    /// Scratch: lowest floor of the unplaced tensors in each section.
-    lowest_floor: Vec<usize>,
     /// Scratch: the "next unpainted section" forest of `candidates`.
     next_unpainted: Vec<usize>,
     /// Scratch: the (floor, rank) keys of `candidates`.
@@ -324,7 +322,6 @@ impl<'a> Search<'a> {
             arena: 0,
             floor_log: Vec::new(),
             top_log: Vec::new(),
-            lowest_floor: vec![usize::MAX; section_count],
             next_unpainted: vec![0; section_count + 1],
             scratch: Vec::new(),
             raised: Vec::new(),
@@ -595,7 +592,7 @@ impl<'a> Search<'a> {
         // A cheap first pass of the section bounds: every unplaced tensor of
         // a section conflicts with the last tensor placed there, so it sits
         // above that tensor's top. Most placements fail here.
-        if !self.sections_fit(scan, |s| self.section_top[s], monotone_floor, cap) {
+        if !self.fits_above_tops(scan, monotone_floor, cap) {
             return None;
         }
         let in_range = |(lo, _): (usize, usize), (a, b): (usize, usize)| a <= lo && lo < b;
@@ -617,7 +614,7 @@ impl<'a> Search<'a> {
                 self.scratch = keys;
                 return None;
             }
-            keys.push(((self.floor[q] as u128) << 64) | self.rank[q] as u128);
+            keys.push(self.key(q));
             if in_range(self.sections[q], component) {
                 count += 1;
                 lowest_top = lowest_top.min(self.floor[q].saturating_add(self.sizes[q]));
@@ -627,22 +624,13 @@ impl<'a> Search<'a> {
         // Lowest floor per section: paint the sections of the unplaced
         // tensors in increasing floor, each section once, skipping painted
         // ones through a path-compressed "next unpainted section" forest.
-        for s in scan_lo..=scan_hi {
-            self.next_unpainted[s] = s;
-        }
+        self.unpaint(scan);
         for &key in &keys {
             let q = self.by_rank[key as u64 as usize];
-            let (lo, hi) = self.sections[q];
-            let mut s = self.find_unpainted(lo);
-            while s < hi {
-                self.lowest_floor[s] = self.floor[q];
-                self.next_unpainted[s] = s + 1;
-                s = self.find_unpainted(s + 1);
+            if !self.paint(q, self.floor[q], monotone_floor, cap) {
+                self.scratch = keys;
+                return None;
             }
-        }
-        if !self.sections_fit(scan, |s| self.lowest_floor[s], monotone_floor, cap) {
-            self.scratch = keys;
-            return None;
         }
         let candidates: Vec<usize> = keys
             .iter()
@@ -657,19 +645,22 @@ impl<'a> Search<'a> {
         Some((candidates, count))
     }
 
-    /// Whether every section of `(lo, hi)` holds its unplaced bytes above
-    /// `base` of it (and `monotone_floor`) within `cap`.
-    fn sections_fit(
-        &self,
-        (lo, hi): (usize, usize),
-        base: impl Fn(usize) -> usize,
-        monotone_floor: usize,
-        cap: usize,
-    ) -> bool {
+    /// Whether every section of `(lo, hi)` holds its unplaced bytes above the
+    /// top of its last placed tensor (and `monotone_floor`) within `cap`.
+    fn fits_above_tops(&self, (lo, hi): (usize, usize), monotone_floor: usize, cap: usize) -> bool {
         (lo..hi).all(|s| {
             let bytes = self.section_unplaced[s];
-            bytes == 0 || base(s).max(monotone_floor).saturating_add(bytes) <= cap
+            bytes == 0
+                || self.section_top[s]
+                    .max(monotone_floor)
+                    .saturating_add(bytes)
+                    <= cap
         })
+    }
+
+    /// `q`'s (floor, rank) as one integer, ordered as the pair.
+    fn key(&self, q: usize) -> u128 {
+        ((self.floor[q] as u128) << 64) | self.rank[q] as u128
     }
 
     /// The sorted (floor, rank) keys of the unplaced tensors of the sections
@@ -678,7 +669,7 @@ impl<'a> Search<'a> {
         let mut keys: Vec<u128> = self.by_start[self.starts_at[lo]..self.starts_at[hi]]
             .iter()
             .filter(|&&q| self.offset[q] == UNPLACED)
-            .map(|&q| ((self.floor[q] as u128) << 64) | self.rank[q] as u128)
+            .map(|&q| self.key(q))
             .collect();
         keys.sort_unstable();
         keys
@@ -699,9 +690,7 @@ impl<'a> Search<'a> {
     ) -> bool {
         let monotone_floor = self.offset[p];
         let top = monotone_floor + self.sizes[p];
-        for s in lo..=hi {
-            self.next_unpainted[s] = s;
-        }
+        self.unpaint((lo, hi));
         let mut raised = std::mem::take(&mut self.raised);
         raised.clear();
         let mut passes = true;
@@ -735,6 +724,13 @@ impl<'a> Search<'a> {
         }
         self.raised = raised;
         passes
+    }
+
+    /// Makes the sections `lo..hi` unpainted (and `hi` the sentinel).
+    fn unpaint(&mut self, (lo, hi): (usize, usize)) {
+        for s in lo..=hi {
+            self.next_unpainted[s] = s;
+        }
     }
 
     /// Paints the unpainted sections of `q` with `floor`, their lowest floor;
