@@ -498,13 +498,9 @@ fn the_table_shows_rounded_sizes_and_their_ends() {
         &dir,
         &["offsets", "t.csv", "--format", "table", "--align", "64"],
     );
-    let lines: Vec<&str> = run.stdout.lines().collect();
-    let at = lines
-        .iter()
-        .position(|l| l.split_whitespace().next() == Some("tensor"))
-        .expect("a table header");
+    let (header, table) = parse_table(&run.stdout);
     assert_eq!(
-        lines[at].split_whitespace().collect::<Vec<_>>(),
+        header,
         [
             "tensor",
             "line",
@@ -516,9 +512,9 @@ fn the_table_shows_rounded_sizes_and_their_ends() {
             "end"
         ]
     );
-    let rows: Vec<Vec<u64>> = lines[at + 1..]
+    let rows: Vec<Vec<u64>> = table
         .iter()
-        .map(|l| l.split_whitespace().map(num).collect())
+        .map(|words| words.iter().copied().map(num).collect())
         .collect();
     assert_eq!(rows.len(), 2);
     for row in &rows {

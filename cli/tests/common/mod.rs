@@ -116,6 +116,22 @@ pub fn parse_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
+/// The `--format table` part of an output: its header's words and every
+/// line after it as words.
+pub fn parse_table(stdout: &str) -> (Vec<&str>, Vec<Vec<&str>>) {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.split_whitespace().next() == Some("tensor"))
+        .expect("a table header");
+    let rows = lines[at + 1..].iter().map(|line| words(line)).collect();
+    (words(lines[at]), rows)
+}
+
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 /// A field as a number.
 pub fn num(field: &str) -> u64 {
     field
