@@ -29,13 +29,13 @@ fn fault_in_code() {
     };
     // Only the binary and shared objects: mappings of other files (locale
     // archives, caches) are left alone.
+    let exe = std::env::current_exe().ok();
     for line in maps.lines() {
         let fields: Vec<&str> = line.split_whitespace().collect();
         let (Some(range), Some(perms), Some(path)) = (fields.first(), fields.get(1), fields.get(5))
         else {
             continue;
         };
-        let exe = std::env::current_exe().ok();
         let is_object =
             path.contains(".so") || exe.as_ref().is_some_and(|e| e.to_str() == Some(path));
         if !perms.starts_with('r') || !is_object {
