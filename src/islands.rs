@@ -53,6 +53,8 @@
 //! a compaction rule). `O(n + m log n)` time for `m` incidences.
 
 use crate::error::PlanError;
+use crate::input::{check_incidences, InputList};
+use crate::sys::pages::{advise_huge_pages, prefetch};
 
 /// A parent entry: a node index stored as `u32`, `usize` or an engine's
 /// `i32`, with one value reserved to mark a node that no incidence has named
@@ -73,24 +75,6 @@ impl Parent for i32 {
     #[inline(always)]
     fn index(self) -> usize {
         self as usize
-    }
-}
-
-/// Incidences as the forest reads them: a count and the `i`-th pair. Lets
-/// callers' own layouts be read in place, without a converted copy.
-pub(crate) trait IncidenceList {
-    fn count(&self) -> usize;
-    fn pair(&self, i: usize) -> (usize, usize);
-}
-
-impl IncidenceList for [(usize, usize)] {
-    #[inline(always)]
-    fn count(&self) -> usize {
-        self.len()
-    }
-    #[inline(always)]
-    fn pair(&self, i: usize) -> (usize, usize) {
-        self[i]
     }
 }
 
@@ -118,31 +102,26 @@ impl Parent for usize {
     }
 }
 
-/// Checks every incidence, reporting the first that names a node at or
-/// beyond `node_count`.
-pub(crate) fn validate<I: IncidenceList + ?Sized>(
-    node_count: usize,
-    incidences: &I,
-) -> Result<(), PlanError> {
-    match (0..incidences.count()).find(|&i| {
-        let (a, b) = incidences.pair(i);
-        a.max(b) >= node_count
-    }) {
-        Some(i) => Err(out_of_range(node_count, incidences, i)),
-        None => Ok(()),
-    }
-}
+/// A physics engine's incidences (MuJoCo's layout): `2 * count` ints, -1
+/// for a static endpoint (the world), which stands for the other endpoint.
+/// A pair naming no node (two -1s, or any other negative value) reads as an
+/// out-of-range node.
+pub(crate) struct StaticEndpointPairs<'a>(pub(crate) &'a [i32]);
 
-fn out_of_range<I: IncidenceList + ?Sized>(
-    node_count: usize,
-    incidences: &I,
-    i: usize,
-) -> PlanError {
-    let (a, b) = incidences.pair(i);
-    PlanError::IncidenceOutOfRange {
-        incidence: i,
-        node: a.max(b),
-        node_count,
+impl InputList for StaticEndpointPairs<'_> {
+    type Item = (usize, usize);
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.0.len() / 2
+    }
+    #[inline(always)]
+    fn at(&self, i: usize) -> (usize, usize) {
+        match (self.0[2 * i], self.0[2 * i + 1]) {
+            (a, b) if a >= 0 && b >= 0 => (a as usize, b as usize),
+            (-1, b) if b >= 0 => (b as usize, b as usize),
+            (a, -1) if a >= 0 => (a as usize, a as usize),
+            _ => (usize::MAX, usize::MAX),
+        }
     }
 }
 
@@ -154,21 +133,6 @@ const PREFETCH_DISTANCE: usize = 32;
 /// How many incidences ahead the *grandparents* are prefetched: by then the
 /// parents prefetched earlier are in cache, so reading them is cheap.
 const GRANDPARENT_DISTANCE: usize = 12;
-
-/// Asks the cache for the line holding `entry`; a hint only.
-#[inline(always)]
-fn prefetch<T>(entry: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and has no architectural effect; the
-    // pointer comes from a reference.
-    #[allow(unused_unsafe)]
-    unsafe {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((entry as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = entry;
-}
 
 /// Joins the sets of active nodes `x` and `y` by Rem's algorithm with
 /// splicing; true if they were different sets.
@@ -204,7 +168,7 @@ fn union<P: Parent>(parent: &mut [P], mut x: usize, mut y: usize) -> bool {
 /// validating as it goes, and returns the number of islands. Afterwards
 /// `parent[x]` is `INACTIVE`, or a node `<= x` in the same island, and roots
 /// are `parent[x] == x`.
-fn build_forest<P: Parent, I: IncidenceList + ?Sized>(
+fn build_forest<P: Parent, I: InputList<Item = (usize, usize)> + ?Sized>(
     parent: &mut [P],
     incidences: &I,
 ) -> Result<usize, PlanError> {
@@ -212,16 +176,16 @@ fn build_forest<P: Parent, I: IncidenceList + ?Sized>(
     let count = incidences.count();
     let mut islands = 0usize;
     for i in 0..count {
-        let (a, b) = incidences.pair(i);
+        let (a, b) = incidences.at(i);
         if i + PREFETCH_DISTANCE < count {
-            let (c, d) = incidences.pair(i + PREFETCH_DISTANCE);
+            let (c, d) = incidences.at(i + PREFETCH_DISTANCE);
             if let (Some(pc), Some(pd)) = (parent.get(c), parent.get(d)) {
                 prefetch(pc);
                 prefetch(pd);
             }
         }
         if i + GRANDPARENT_DISTANCE < count {
-            let (c, d) = incidences.pair(i + GRANDPARENT_DISTANCE);
+            let (c, d) = incidences.at(i + GRANDPARENT_DISTANCE);
             for x in [c, d] {
                 // Inactive or out of range: nothing to fetch.
                 if let Some(grandparent) = parent.get(x).and_then(|p| parent.get(p.index())) {
@@ -230,7 +194,8 @@ fn build_forest<P: Parent, I: IncidenceList + ?Sized>(
             }
         }
         if a >= node_count || b >= node_count {
-            return Err(out_of_range(node_count, incidences, i));
+            // The first incidence at fault is this one: report it as the check does.
+            return check_incidences(node_count, incidences).map(|()| islands);
         }
         for x in [a, b] {
             if parent[x] == P::INACTIVE {
@@ -280,12 +245,12 @@ fn inactive_parents<P: Parent>(
 ) -> Result<Vec<P>, PlanError> {
     let mut parent = Vec::new();
     if parent.try_reserve_exact(node_count).is_err() {
-        validate(node_count, incidences)?;
+        check_incidences(node_count, incidences)?;
         return Err(PlanError::OutOfMemory {
             bytes: node_count.saturating_mul(core::mem::size_of::<P>()),
         });
     }
-    crate::reduction::advise_huge_pages(parent.spare_capacity_mut());
+    advise_huge_pages(parent.spare_capacity_mut());
     parent.resize(node_count, P::INACTIVE);
     Ok(parent)
 }
@@ -294,11 +259,11 @@ fn inactive_parents<P: Parent>(
 /// contents are ignored) and returns the number of islands, with no heap
 /// allocation: the label array is the forest's parent array. On error
 /// `labels` is untouched, because every incidence is checked first.
-pub(crate) fn try_islands_into<P: Parent, I: IncidenceList + ?Sized>(
+pub(crate) fn try_islands_into<P: Parent, I: InputList<Item = (usize, usize)> + ?Sized>(
     incidences: &I,
     labels: &mut [P],
 ) -> Result<usize, PlanError> {
-    validate(labels.len(), incidences)?;
+    check_incidences(labels.len(), incidences)?;
     labels.fill(P::INACTIVE);
     let count = build_forest(labels, incidences)?;
     let labelled = label_in_place(labels);
@@ -314,8 +279,8 @@ fn islands_with<P: Parent>(
     let count = build_forest(&mut parent, incidences)?;
     let labelled = label_in_place(&mut parent);
     debug_assert_eq!(labelled, count);
-    let mut labels = crate::fallible::with_capacity(node_count)?;
-    crate::reduction::advise_huge_pages(labels.spare_capacity_mut());
+    let mut labels = crate::sys::fallible::with_capacity(node_count)?;
+    advise_huge_pages(labels.spare_capacity_mut());
     labels.extend(
         parent
             .iter()

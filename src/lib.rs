@@ -40,17 +40,16 @@
 
 #![deny(missing_docs)]
 
+// The modules form a DAG: error <- {rng, sys} <- input <- {offsets,
+// reduction, islands} <- ffi.
 mod error;
-mod fallible;
 pub mod ffi;
-mod heuristic;
+mod input;
 mod islands;
 mod offsets;
 mod reduction;
-mod search;
-mod strategy;
-mod toposort;
-mod workspace;
+mod rng;
+mod sys;
 
 pub use error::PlanError;
 pub use islands::{islands, try_islands};
@@ -58,8 +57,8 @@ pub use offsets::{
     peak_live_bytes, plan_offsets, try_peak_live_bytes, try_plan_offsets, MemoryPlan,
     TensorLifetime,
 };
+pub use offsets::{try_plan_offsets_with, PlanOptions, PlanReport, SearchBudget, Strategy};
 pub use reduction::{
-    transitive_reduction, try_transitive_reduction, try_transitive_reduction_with_budget,
+    transitive_reduction, try_transitive_reduction, try_transitive_reduction_any_order,
+    try_transitive_reduction_with_budget,
 };
-pub use strategy::{try_plan_offsets_with, PlanOptions, PlanReport, SearchBudget, Strategy};
-pub use toposort::try_transitive_reduction_any_order;

@@ -1,4 +1,4 @@
-//! `include/aether_planner.h` is what cbindgen makes of `src/ffi.rs` now, and
+//! `include/aether_planner.h` is what cbindgen makes of `src/ffi/` now, and
 //! its version macros are Cargo.toml's version.
 //!
 //! Regenerate the header after changing the C API:
@@ -12,7 +12,7 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The header cbindgen generates from src/ffi.rs with cbindgen.toml, with the
+/// The header cbindgen generates from src/ffi/mod.rs (and the modules it declares) with cbindgen.toml, with the
 /// version macros of the package being built. Parsing the one source file
 /// (not `with_crate`) keeps `cargo metadata` and the network out of it.
 fn generated_header() -> String {
@@ -28,9 +28,9 @@ fn generated_header() -> String {
     ));
     let bindings = cbindgen::Builder::new()
         .with_config(config)
-        .with_src(root().join("src/ffi.rs"))
+        .with_src(root().join("src/ffi/mod.rs"))
         .generate()
-        .expect("cbindgen could not parse src/ffi.rs");
+        .expect("cbindgen could not parse src/ffi/mod.rs");
     let mut out = Vec::new();
     bindings.write(&mut out);
     String::from_utf8(out).unwrap()

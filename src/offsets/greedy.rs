@@ -1,19 +1,5 @@
-//! Arena offset planning (after google/XNNPACK#10801) and its lower bound.
-//!
-//! # Problem
-//!
-//! Tensors `i = 0..n` have byte sizes `w_i` and *inclusive* lifetimes
-//! `[f_i, l_i]` over node indices. Assign each an offset `o_i` in one arena so
-//! that tensors whose lifetimes intersect never share a byte:
-//!
-//! ```text
-//! [f_i, l_i] ∩ [f_j, l_j] ≠ ∅  ⟹  [o_i, o_i + w_i) ∩ [o_j, o_j + w_j) = ∅
-//! ```
-//!
-//! and keep the arena `max_i (o_i + w_i)` small. Minimising it exactly is
-//! dynamic storage allocation (Garey and Johnson, SR2), which is NP-complete,
-//! so [`plan_offsets`] is greedy. It is exact about soundness only: it never
-//! returns a plan in which two lifetime-intersecting tensors overlap.
+//! The specification's planner: greedy best fit in decreasing size (after
+//! google/XNNPACK#10801).
 //!
 //! # Algorithm
 //!
@@ -31,76 +17,25 @@
 //! tensor gathers exactly its conflicts. Best fit itself is unchanged, so the
 //! plan is bit-identical to the scan the specification describes.
 //!
-//! # Lower bound
+//! # What is exact
 //!
-//! [`peak_live_bytes`] is `max_t Σ_{i : t ∈ [f_i, l_i]} w_i`, the maximum-weight
-//! clique of the lifetime interval graph. The tensors live at the peak node
-//! pairwise intersect, so they are byte-disjoint: every sound arena is at least
-//! the peak.
+//! Soundness: every tensor is placed in a free interval of the byte ranges of
+//! all placed tensors whose lifetimes meet its own, so no two
+//! lifetime-intersecting tensors share a byte. Not claimed: optimality.
 //!
 //! # Complexity
 //!
-//! `plan_offsets`: `O(n log n + Σ_i k_i log k_i)` time, where `k_i` is the
-//! number of placed tensors meeting tensor `i` (plus a scan of `1/64` word
-//! per distinct endpoint inside each lifetime); `O(n² log n)` in the worst
-//! case, when every lifetime meets every other. Memory: `O(n log n)` in the
-//! worst case for the index (each lifetime is stored at `O(log n)` tree
-//! nodes), `O(n)` when lifetimes are short.
-//! `peak_live_bytes`: `O(n log n)` by a sweep over lifetime endpoints, so node
-//! indices may be huge and sparse.
+//! `O(n log n + Σ_i k_i log k_i)` time, where `k_i` is the number of placed
+//! tensors meeting tensor `i` (plus a scan of `1/64` word per distinct
+//! endpoint inside each lifetime); `O(n² log n)` in the worst case, when
+//! every lifetime meets every other. Memory: `O(n log n)` in the worst case
+//! for the index (each lifetime is stored at `O(log n)` tree nodes), `O(n)`
+//! when lifetimes are short.
 
+use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
-use crate::fallible;
-
-/// One tensor to place: its size in bytes and the first and last node
-/// (inclusive) at which it is live.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct TensorLifetime {
-    /// Size in bytes. A zero-size tensor is not planned and gets offset 0.
-    pub size: usize,
-    /// First node index at which the tensor is live.
-    pub first_use: usize,
-    /// Last node index at which the tensor is live (inclusive).
-    pub last_use: usize,
-}
-
-impl TensorLifetime {
-    /// A tensor of `size` bytes live from `first_use` through `last_use`.
-    pub const fn new(size: usize, first_use: usize, last_use: usize) -> Self {
-        TensorLifetime {
-            size,
-            first_use,
-            last_use,
-        }
-    }
-
-    /// Whether the two inclusive lifetimes share at least one node.
-    pub const fn overlaps(&self, other: &TensorLifetime) -> bool {
-        self.first_use <= other.last_use && other.first_use <= self.last_use
-    }
-}
-
-/// A plan: one offset per input tensor, in input order, and the arena size
-/// `max_i (offsets[i] + size_i)` (0 when nothing is planned).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct MemoryPlan {
-    /// Byte offset of each input tensor, in input order.
-    pub offsets: Vec<usize>,
-    /// Bytes the arena needs to hold every tensor at its offset.
-    pub arena_size: usize,
-}
-
-/// Checks every lifetime, reporting the first tensor with `first_use > last_use`.
-fn validate(tensors: &[TensorLifetime]) -> Result<(), PlanError> {
-    match tensors.iter().position(|t| t.first_use > t.last_use) {
-        Some(i) => Err(PlanError::InvalidLifetime {
-            tensor: i,
-            first_use: tensors[i].first_use,
-            last_use: tensors[i].last_use,
-        }),
-        None => Ok(()),
-    }
-}
+use crate::input::check_lifetimes;
+use crate::sys::fallible;
 
 /// Plans offsets greedily (best fit, decreasing size), or says why it cannot.
 ///
@@ -108,14 +43,14 @@ fn validate(tensors: &[TensorLifetime]) -> Result<(), PlanError> {
 /// `first_use > last_use`; [`PlanError::Overflow`] if a tensor's end offset
 /// would pass `usize::MAX` (the first such tensor in placement order).
 ///
-/// Exact: soundness (proved in the module documentation of `src/offsets.rs`), and the plan is
+/// Exact: soundness (see the module documentation), and the plan is
 /// bit-identical to the specification's greedy. Not claimed: optimality.
 /// Complexity: `O(n log n + Σ_i (log n + k_i log k_i + s_i / 64))` time, where
 /// `k_i` is the number of placed tensors whose lifetimes meet tensor `i`'s and
 /// `s_i` the number of distinct lifetime endpoints inside its lifetime;
 /// `O(n² log n)` in the worst case. `O(n log n)` memory in the worst case.
 pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
-    validate(tensors)?;
+    check_lifetimes(tensors)?;
 
     let mut order: Vec<usize> = fallible::collect(
         tensors.len(),
@@ -357,59 +292,6 @@ pub(crate) fn best_fit(blocks: &mut [(usize, usize)], size: usize) -> usize {
 /// ```
 pub fn plan_offsets(tensors: &[TensorLifetime]) -> MemoryPlan {
     try_plan_offsets(tensors).unwrap_or_else(|error| panic!("plan_offsets: {error}"))
-}
-
-/// The largest total size of tensors live at one node, or why it cannot be
-/// computed.
-///
-/// Errors: [`PlanError::InvalidLifetime`] as for [`try_plan_offsets`];
-/// [`PlanError::Overflow`] if the live sum at some node passes `usize::MAX`.
-///
-/// Exact. Complexity: `O(n log n)` time (a sweep over sorted endpoints),
-/// `O(n)` memory, independent of the node indices' magnitude.
-pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanError> {
-    validate(tensors)?;
-    // A tensor enters at first_use and leaves after last_use. Sorting starts
-    // before ends at the same node makes the lifetimes inclusive.
-    let mut events: Vec<(usize, bool, usize)> = fallible::with_capacity(2 * tensors.len())?;
-    for (i, t) in tensors.iter().enumerate().filter(|(_, t)| t.size > 0) {
-        events.push((t.first_use, false, i));
-        events.push((t.last_use, true, i));
-    }
-    events.sort_unstable();
-    let (mut live, mut peak) = (0usize, 0usize);
-    for (_, leaves, i) in events {
-        if leaves {
-            live -= tensors[i].size;
-        } else {
-            live = live
-                .checked_add(tensors[i].size)
-                .ok_or(PlanError::Overflow { tensor: i })?;
-            peak = peak.max(live);
-        }
-    }
-    Ok(peak)
-}
-
-/// The largest total size of tensors live at one node: the lower bound every
-/// sound arena meets. Panics on an invalid lifetime.
-///
-/// # Panics
-///
-/// If a tensor has `first_use > last_use`, or a live sum overflows `usize`.
-///
-/// # Example
-///
-/// ```
-/// use aether_planner::{peak_live_bytes, TensorLifetime};
-/// // Lifetimes are inclusive: both tensors are live at node 1.
-/// let shared = [TensorLifetime::new(100, 0, 1), TensorLifetime::new(80, 1, 2)];
-/// assert_eq!(peak_live_bytes(&shared), 180);
-/// let consecutive = [TensorLifetime::new(100, 0, 0), TensorLifetime::new(80, 1, 1)];
-/// assert_eq!(peak_live_bytes(&consecutive), 100);
-/// ```
-pub fn peak_live_bytes(tensors: &[TensorLifetime]) -> usize {
-    try_peak_live_bytes(tensors).unwrap_or_else(|error| panic!("peak_live_bytes: {error}"))
 }
 
 #[cfg(test)]

@@ -54,9 +54,10 @@
 
 use std::cmp::Reverse;
 
+use super::conflicts::{gcd, lifetime_length, Conflicts, Sections};
+use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
-use crate::fallible;
-use crate::offsets::{MemoryPlan, TensorLifetime};
+use crate::rng::XorShift;
 
 /// Work of the local improvement, in the units of [`Placer::place`]'s cost
 /// (`n² + 2E` per lowest-floor placement): 7 to 10 ms here on 409 tensors, depending on the run.
@@ -65,19 +66,6 @@ const IMPROVEMENT_WORK: usize = 5_000_000;
 const MIN_ROUNDS: usize = 8;
 const MAX_ROUNDS: usize = 400;
 
-/// A seeded xorshift generator: the improvement is the same on every run.
-struct XorShift(u64);
-
-impl XorShift {
-    /// A number below `bound` (0 if `bound` is 0).
-    fn below(&mut self, bound: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % bound.max(1) as u64) as usize
-    }
-}
-
 /// How a tensor is put among the conflicting tensors already placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Rule {
@@ -85,77 +73,6 @@ enum Rule {
     FirstFit,
     LowestFloor,
 }
-
-/// The planned (non-zero) tensors and who conflicts with whom.
-pub(crate) struct Conflicts {
-    /// Input indices of the tensors with a non-zero size, in input order.
-    pub(crate) items: Vec<usize>,
-    /// For each position in `items`, the positions of the tensors whose
-    /// lifetimes intersect its own.
-    pub(crate) neighbours: Vec<Vec<usize>>,
-}
-
-impl Conflicts {
-    /// Conflict lists by a sweep over tensors sorted by first use:
-    /// `O(n log n + E)`. The lists' size is counted first, without building
-    /// them, so that a size the machine cannot back (`E` can reach `n²/2`) is
-    /// refused as [`PlanError::OutOfMemory`] instead of aborting the process.
-    pub(crate) fn new(tensors: &[TensorLifetime]) -> Result<Self, PlanError> {
-        let items: Vec<usize> = fallible::collect(
-            tensors.len(),
-            (0..tensors.len()).filter(|&i| tensors[i].size > 0),
-        )?;
-        let mut by_start: Vec<usize> = fallible::collect(items.len(), 0..items.len())?;
-        by_start.sort_by_key(|&p| tensors[items[p]].first_use);
-        let firsts: Vec<usize> = fallible::collect(
-            items.len(),
-            by_start.iter().map(|&p| tensors[items[p]].first_use),
-        )?;
-        // Later starters intersect `p` exactly when they start by its end: a
-        // run `k + 1..end` of `by_start`. Each end of a conflict counts once.
-        let mut degree = fallible::filled(items.len(), 0usize)?;
-        let mut runs = fallible::filled(items.len() + 1, 0isize)?;
-        for (k, &p) in by_start.iter().enumerate() {
-            let end = firsts.partition_point(|&f| f <= tensors[items[p]].last_use);
-            degree[p] += end - (k + 1);
-            runs[k + 1] += 1;
-            runs[end] -= 1;
-        }
-        let mut open = 0isize;
-        for (k, &p) in by_start.iter().enumerate() {
-            open += runs[k];
-            degree[p] += open as usize;
-        }
-        let entries = degree.iter().fold(0usize, |sum, &d| sum.saturating_add(d));
-        let bytes = entries.saturating_mul(std::mem::size_of::<usize>());
-        if bytes > LOOK_UP_ABOVE {
-            if let Some(available) = fallible::memory_available() {
-                if bytes > available / 2 {
-                    return Err(PlanError::OutOfMemory { bytes });
-                }
-            }
-        }
-        let mut neighbours: Vec<Vec<usize>> = fallible::with_capacity(items.len())?;
-        for &d in &degree {
-            neighbours.push(fallible::with_capacity(d)?);
-        }
-        for (k, &p) in by_start.iter().enumerate() {
-            let last = tensors[items[p]].last_use;
-            for &q in by_start[k + 1..]
-                .iter()
-                .take_while(|&&q| tensors[items[q]].first_use <= last)
-            {
-                neighbours[p].push(q);
-                neighbours[q].push(p);
-            }
-        }
-        Ok(Conflicts { items, neighbours })
-    }
-}
-
-/// Conflict lists above this size (256 MiB) are first checked against the
-/// memory the machine can back: at most half of it is taken.
-const LOOK_UP_ABOVE: usize = 256 << 20;
 
 /// Plans `tensors` (sizes already rounded; lifetimes already validated) with
 /// the best of the orderings and rules, improved locally.
@@ -240,7 +157,7 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
 fn orderings(tensors: &[TensorLifetime], conflicts: &Conflicts) -> Vec<Vec<usize>> {
     let items = &conflicts.items;
     let size = |p: usize| tensors[items[p]].size as u128;
-    let length = |p: usize| (tensors[items[p]].last_use - tensors[items[p]].first_use) as u128 + 1;
+    let length = |p: usize| lifetime_length(&tensors[items[p]]);
     let pressure = node_pressure(tensors, items);
     let conflict_bytes: Vec<u128> = (0..items.len())
         .map(|p| conflicts.neighbours[p].iter().map(|&q| size(q)).sum())
@@ -265,48 +182,6 @@ fn orderings(tensors: &[TensorLifetime], conflicts: &Conflicts) -> Vec<Vec<usize
             order
         })
         .collect()
-}
-
-/// The timeline cut at every lifetime endpoint: the distinct first uses and
-/// nodes after a last use, in order, bound the sections; no lifetime starts
-/// or ends inside one.
-pub(crate) struct Sections {
-    /// Section range `lo..hi` of each tensor of `items`.
-    pub(crate) ranges: Vec<(usize, usize)>,
-    /// Number of sections.
-    pub(crate) count: usize,
-}
-
-impl Sections {
-    /// The sections of the tensors `items` of `tensors`: `O(n log n)`.
-    pub(crate) fn new(tensors: &[TensorLifetime], items: &[usize]) -> Self {
-        // Endpoints in u128: `last_use + 1` may pass `usize::MAX`.
-        let mut points: Vec<u128> = items
-            .iter()
-            .flat_map(|&i| {
-                [
-                    tensors[i].first_use as u128,
-                    tensors[i].last_use as u128 + 1,
-                ]
-            })
-            .collect();
-        points.sort_unstable();
-        points.dedup();
-        let section = |x: u128| points.partition_point(|&p| p < x);
-        let ranges = items
-            .iter()
-            .map(|&i| {
-                (
-                    section(tensors[i].first_use as u128),
-                    section(tensors[i].last_use as u128 + 1),
-                )
-            })
-            .collect();
-        Sections {
-            ranges,
-            count: points.len().saturating_sub(1),
-        }
-    }
 }
 
 /// For each planned tensor, the live bytes at the busiest node of its
@@ -507,14 +382,6 @@ impl<'a> Placer<'a> {
     }
 }
 
-/// Greatest common divisor (`gcd(0, b) = b`).
-pub(crate) fn gcd(mut a: usize, mut b: usize) -> usize {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
 /// A (floor in units, rank) key ordered by floor, then rank.
 trait Key: Copy + Ord {
     fn new(floor: usize, rank: usize) -> Self;
@@ -543,54 +410,5 @@ impl Key for u128 {
     }
     fn rank(self) -> usize {
         self as u64 as usize
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The conflict lists hold exactly the pairs whose inclusive lifetimes
-    /// intersect, by an all-pairs check, on seeded random tables with
-    /// zero-size tensors and repeated endpoints.
-    #[test]
-    fn conflict_lists_are_the_intersecting_pairs() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut below = |bound: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % bound as u64) as usize
-        };
-        for _ in 0..200 {
-            let count = below(40);
-            let tensors: Vec<TensorLifetime> = (0..count)
-                .map(|_| {
-                    let (a, b) = (below(12), below(12));
-                    TensorLifetime::new(below(4), a.min(b), a.max(b))
-                })
-                .collect();
-            let conflicts = Conflicts::new(&tensors).expect("small input");
-            let expected: Vec<usize> = (0..count).filter(|&i| tensors[i].size > 0).collect();
-            assert_eq!(conflicts.items, expected);
-            for (p, &i) in conflicts.items.iter().enumerate() {
-                let mut listed: Vec<usize> = conflicts.neighbours[p]
-                    .iter()
-                    .map(|&q| conflicts.items[q])
-                    .collect();
-                listed.sort_unstable();
-                let intersecting: Vec<usize> = expected
-                    .iter()
-                    .copied()
-                    .filter(|&j| {
-                        j != i
-                            && tensors[i].first_use <= tensors[j].last_use
-                            && tensors[j].first_use <= tensors[i].last_use
-                    })
-                    .collect();
-                assert_eq!(listed, intersecting, "tensor {i} of {tensors:?}");
-                assert_eq!(conflicts.neighbours[p].len(), listed.len());
-            }
-        }
     }
 }

@@ -1,39 +1,80 @@
-//! Plan options: alignment and the choice of strategy, and the one entry point
-//! that dispatches to the greedy planner, the multi-heuristic planner or the
-//! exact search.
+//! Arena offset planning: where each tensor lives in one arena, and the lower
+//! bound every arena must meet.
 //!
 //! # Problem
 //!
-//! The offset problem of [`try_plan_offsets`] with an alignment `a` (a power
-//! of two): every planned offset is a multiple of `a`, and the arena is
-//! computed on sizes rounded up to `a`, `w'_i = ⌈w_i / a⌉ · a`. Planning the
-//! rounded sizes is exactly this problem: every offset the planners produce is
-//! 0 or the end of a placed rounded block, so it is a multiple of `a` by
-//! induction.
+//! Tensors `i = 0..n` have byte sizes `w_i` and *inclusive* lifetimes
+//! `[f_i, l_i]` over node indices. Assign each an offset `o_i` in one arena so
+//! that tensors whose lifetimes intersect never share a byte:
 //!
-//! # Strategies
+//! ```text
+//! [f_i, l_i] ∩ [f_j, l_j] ≠ ∅  ⟹  [o_i, o_i + w_i) ∩ [o_j, o_j + w_j) = ∅
+//! ```
 //!
-//! - [`Strategy::Greedy`]: the specification's planner ([`try_plan_offsets`])
-//!   on the rounded sizes. With alignment 1 its plan is exactly
-//!   `try_plan_offsets(tensors)`.
-//! - [`Strategy::Heuristic`]: several orderings and placement rules with a
-//!   local improvement, keeping the best plan (see `heuristic.rs`).
-//! - [`Strategy::Search`]: an anytime branch and bound for the minimum arena,
-//!   started from the heuristic's plan (see `search.rs`).
+//! and keep the arena `max_i (o_i + w_i)` small. Minimising it exactly is
+//! dynamic storage allocation (Garey and Johnson, SR2), which is NP-complete.
+//! [`try_plan_offsets_with`] adds an alignment `a` (a power of two): every
+//! planned offset is a multiple of `a`, and the arena is computed on sizes
+//! rounded up to `a`, `w'_i = ⌈w_i / a⌉ · a`. Planning the rounded sizes is
+//! exactly this problem: every offset the planners produce is 0 or the end of
+//! a placed rounded block, so it is a multiple of `a` by induction.
+//!
+//! # The planners, compared
+//!
+//! | planner | module | plan | time | extra memory | claims |
+//! |---|---|---|---|---|---|
+//! | [`Strategy::Greedy`] ([`try_plan_offsets`]) | `greedy` | best fit in decreasing size | `O(n log n + Σ k_i log k_i)`, `O(n² log n)` at worst | `O(n log n)` | the specification's plan, bit for bit |
+//! | [`Strategy::Heuristic`] | `heuristic` | the best of nine orderings and three placement rules, then a seeded perturbation walk | `O(n² + E)` per placement, a bounded number of placements | `O(n + E)` conflict lists | deterministic; never worse than its first placement |
+//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the heuristic's plan | exponential at worst, bounded by [`SearchBudget`] | `O(n + E)` plus a bounded key stack | optimal when it reports `proven_optimal` |
+//! | [`try_peak_live_bytes`] | `peak` | the lower bound, not a plan | `O(n log n)` | `O(n)` | exact |
+//!
+//! `k_i` is the number of placed tensors whose lifetimes meet tensor `i`'s,
+//! `E` the number of conflicting pairs. What the heuristic and the search
+//! share (conflict lists, sections of the timeline, the gcd of sizes) lives in
+//! `conflicts`; the heap-free forms over a caller's buffer in `no_heap`.
+//! Greedy is the choice when plans must match the specification or time is
+//! tight; the heuristic when the arena matters and milliseconds are
+//! affordable; the search when it is worth seconds to get, or prove, the
+//! minimum. Measured figures are in `BENCHMARKS.md` and `docs/strategies.md`.
 //!
 //! # What is exact
 //!
-//! Every plan is sound: lifetime-intersecting tensors never share a byte of
-//! their rounded extents. [`PlanReport::lower_bound`] is a proven lower bound
-//! on the arena of every sound aligned plan (at least the peak of live rounded
-//! bytes); [`PlanReport::proven_optimal`] is true only when the arena equals
-//! it. Zero-size tensors are not planned and get offset 0.
+//! Every plan of every planner is sound: lifetime-intersecting tensors never
+//! share a byte of their rounded extents. [`PlanReport::lower_bound`] is a
+//! proven lower bound on the arena of every sound aligned plan (at least the
+//! peak of live rounded bytes); [`PlanReport::proven_optimal`] is true only
+//! when the arena equals it. Zero-size tensors are not planned and get offset
+//! 0.
 
-use std::time::Duration;
+mod conflicts;
+mod greedy;
+mod heuristic;
+mod no_heap;
+mod peak;
+mod search;
+
+pub use greedy::{plan_offsets, try_plan_offsets};
+pub(crate) use no_heap::{
+    peak_live_bytes_scratch_bytes, plan_offsets_scratch_bytes, try_peak_live_bytes_in,
+    try_plan_offsets_in,
+};
+pub use peak::{peak_live_bytes, try_peak_live_bytes};
+pub use search::SearchBudget;
 
 use crate::error::PlanError;
-use crate::offsets::{try_peak_live_bytes, try_plan_offsets, MemoryPlan, TensorLifetime};
-use crate::{heuristic, search};
+pub use crate::input::TensorLifetime;
+
+use crate::input::check_lifetimes;
+
+/// A plan: one offset per input tensor, in input order, and the arena size
+/// `max_i (offsets[i] + size_i)` (0 when nothing is planned).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MemoryPlan {
+    /// Byte offset of each input tensor, in input order.
+    pub offsets: Vec<usize>,
+    /// Bytes the arena needs to hold every tensor at its offset.
+    pub arena_size: usize,
+}
 
 /// Which planner [`try_plan_offsets_with`] runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -47,32 +88,6 @@ pub enum Strategy {
     /// Exact anytime branch and bound within [`PlanOptions::budget`], started
     /// from the heuristic's plan.
     Search,
-}
-
-/// Limits of [`Strategy::Search`]. When one runs out the search returns the
-/// best plan found so far. With only a node budget the result is the same on
-/// every machine; a time budget makes it depend on the machine's speed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SearchBudget {
-    /// Wall-clock limit of the search, or `None` for no limit. It starts
-    /// after the heuristic plan the search starts from, and the clock is read
-    /// every 1,024 nodes.
-    pub time: Option<Duration>,
-    /// Limit on the number of search nodes (partial plans that passed the
-    /// search's bounds), or `None` for no limit.
-    pub nodes: Option<u64>,
-}
-
-impl Default for SearchBudget {
-    /// 300,000 nodes and no time limit: deterministic; on the MiniMalloc
-    /// benchmark problems (154 to 454 tensors) this proves 9 of 11 optimal and
-    /// takes at most about 11 s on a 2-core machine.
-    fn default() -> Self {
-        SearchBudget {
-            time: None,
-            nodes: Some(300_000),
-        }
-    }
 }
 
 /// Options of [`try_plan_offsets_with`]. The default is the greedy planner
@@ -148,13 +163,7 @@ pub fn try_plan_offsets_with(
     if !alignment.is_power_of_two() {
         return Err(PlanError::InvalidAlignment { alignment });
     }
-    if let Some(i) = tensors.iter().position(|t| t.first_use > t.last_use) {
-        return Err(PlanError::InvalidLifetime {
-            tensor: i,
-            first_use: tensors[i].first_use,
-            last_use: tensors[i].last_use,
-        });
-    }
+    check_lifetimes(tensors)?;
     let rounded = round_sizes(tensors, alignment)?;
     let peak = try_peak_live_bytes(&rounded)?;
 

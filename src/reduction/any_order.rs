@@ -24,8 +24,9 @@
 //! renumbered graph and an `O(E log E)` sort of the result.
 
 use crate::error::PlanError;
-use crate::fallible;
+use crate::input::check_edges_in_range;
 use crate::reduction::try_transitive_reduction;
+use crate::sys::fallible;
 
 /// A topological order of the graph as `position[node]`, or a node on a cycle.
 ///
@@ -114,15 +115,7 @@ pub fn try_transitive_reduction_any_order(
     node_count: usize,
     edges: &[(usize, usize)],
 ) -> Result<Vec<(usize, usize)>, PlanError> {
-    for (i, &(u, v)) in edges.iter().enumerate() {
-        if u.max(v) >= node_count {
-            return Err(PlanError::EdgeOutOfRange {
-                edge: i,
-                node: u.max(v),
-                node_count,
-            });
-        }
-    }
+    check_edges_in_range(node_count, edges)?;
     let position = topological_positions(node_count, edges)?;
     let mut node_at = fallible::filled(node_count, 0usize)?;
     for (node, &rank) in position.iter().enumerate() {

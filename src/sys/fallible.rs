@@ -34,10 +34,58 @@ pub(crate) fn collect<T>(
     Ok(vec)
 }
 
+/// Structures above this size (256 MiB) are first checked against the memory
+/// the machine can back; smaller ones never pay for the look-up.
+const LOOK_UP_ABOVE: usize = 256 << 20;
+
+/// Refuses a structure of `bytes` that the machine cannot back comfortably:
+/// more than half of [`memory_available`]. The other half is left to the
+/// caller's process and the rest of the machine. Such a structure would
+/// otherwise be granted by the kernel and touched into the out-of-memory
+/// killer instead of failing as [`PlanError::OutOfMemory`].
+pub(crate) fn refuse_above_half_available(bytes: usize) -> Result<(), PlanError> {
+    if bytes > LOOK_UP_ABOVE {
+        if let Some(available) = memory_available() {
+            if bytes > available / 2 {
+                return Err(PlanError::OutOfMemory { bytes });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A zeroed `words`-long vector, or the number of bytes that could not be
+/// allocated. Fresh zeroed pages come from the allocator lazily, so an
+/// untouched part of a large matrix costs nothing.
+pub(crate) fn zeroed_words(words: usize) -> Result<Vec<u64>, PlanError> {
+    let bytes = words.saturating_mul(8);
+    if words == usize::MAX {
+        return Err(PlanError::OutOfMemory { bytes });
+    }
+    if words == 0 {
+        return Ok(Vec::new());
+    }
+    let layout =
+        std::alloc::Layout::array::<u64>(words).map_err(|_| PlanError::OutOfMemory { bytes })?;
+    // SAFETY: the layout has a non-zero size. A non-null result is a zeroed
+    // allocation of `words` u64s made by the global allocator with the layout
+    // `Vec<u64>` uses for capacity `words`, and all-zero bits are valid u64s,
+    // so the vector may own it with length and capacity `words`.
+    unsafe {
+        let pointer = std::alloc::alloc_zeroed(layout).cast::<u64>();
+        if pointer.is_null() {
+            return Err(PlanError::OutOfMemory { bytes });
+        }
+        let mut matrix = Vec::from_raw_parts(pointer, words, words);
+        crate::sys::pages::advise_huge_pages(&mut matrix);
+        Ok(matrix)
+    }
+}
+
 /// Bytes this process can still expect the machine to back: the kernel's
 /// `MemAvailable`, bounded by what the cgroup's limit leaves. `None` where
 /// that is unknown (other systems, no `/proc`).
-pub(crate) fn memory_available() -> Option<usize> {
+fn memory_available() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
         let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;

@@ -1,0 +1,161 @@
+//! The boundary's machinery: the panic guard, pointer and slice checks, and
+//! reading and writing caller-owned buffers. It knows the calling rules of
+//! `ffi` and nothing of what the entry points compute.
+
+use core::mem::{align_of, size_of};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::status::*;
+use crate::sys::scratch::Scratch;
+
+/// Runs `body` and turns a panic into `AETHER_STATUS_PANIC`.
+pub(crate) fn guard(body: impl FnOnce() -> Result<(), aether_status>) -> aether_status {
+    let body = || {
+        // Test builds only: prove that a panic deep in a call stays inside.
+        #[cfg(feature = "panic-injection")]
+        if std::env::var_os("AETHER_INJECT_PANIC").is_some() {
+            panic!("panic injected by AETHER_INJECT_PANIC");
+        }
+        body()
+    };
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => AETHER_STATUS_OK,
+        Ok(Err(status)) => status,
+        Err(_) => AETHER_STATUS_PANIC,
+    }
+}
+
+/// Checks an array pointer and its element count: NULL only with count 0,
+/// aligned, and a byte length that a Rust slice may have.
+pub(crate) fn check_array<T>(ptr: *const T, count: usize) -> Result<(), aether_status> {
+    if count == 0 {
+        return Ok(());
+    }
+    if ptr.is_null() {
+        return Err(AETHER_STATUS_NULL_POINTER);
+    }
+    if ptr as usize % align_of::<T>() != 0 {
+        return Err(AETHER_STATUS_MISALIGNED_POINTER);
+    }
+    match count.checked_mul(size_of::<T>()) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(()),
+        _ => Err(AETHER_STATUS_OVERFLOW),
+    }
+}
+
+/// Checks a pointer to one output value.
+pub(crate) fn check_value<T>(ptr: *mut T) -> Result<(), aether_status> {
+    if ptr.is_null() {
+        Err(AETHER_STATUS_NULL_POINTER)
+    } else if ptr as usize % align_of::<T>() != 0 {
+        Err(AETHER_STATUS_MISALIGNED_POINTER)
+    } else {
+        Ok(())
+    }
+}
+
+/// Copies a checked C array into a fallibly allocated Vec, converting each
+/// element; the C array is not referenced afterwards, so an output buffer may
+/// alias it.
+///
+/// # Safety
+/// `check_array(ptr, count)` succeeded and `ptr` points to `count` readable
+/// elements.
+pub(crate) unsafe fn read_array<T: Copy, U>(
+    ptr: *const T,
+    count: usize,
+    convert: impl Fn(T) -> U,
+) -> Result<Vec<U>, aether_status> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(count)
+        .map_err(|_| AETHER_STATUS_OUT_OF_MEMORY)?;
+    for i in 0..count {
+        out.push(convert(ptr.add(i).read()));
+    }
+    Ok(out)
+}
+
+/// Writes `values` to a checked output array of at least `values.len()`
+/// elements.
+///
+/// # Safety
+/// `check_array(ptr, values.len())` succeeded and `ptr` points to that many
+/// writable elements.
+pub(crate) unsafe fn write_array<T: Copy>(ptr: *mut T, values: &[T]) {
+    if !values.is_empty() {
+        core::ptr::copy_nonoverlapping(values.as_ptr(), ptr, values.len());
+    }
+}
+
+/// A checked input array as a slice; empty when `count` is 0.
+///
+/// # Safety
+/// `ptr` points to `count` readable elements that no output of the call
+/// overlaps.
+pub(crate) unsafe fn input_slice<'a, T>(
+    ptr: *const T,
+    count: usize,
+) -> Result<&'a [T], aether_status> {
+    check_array(ptr, count)?;
+    Ok(if count == 0 {
+        &[]
+    } else {
+        core::slice::from_raw_parts(ptr, count)
+    })
+}
+
+/// A checked output array as a slice; empty when `count` is 0.
+///
+/// # Safety
+/// `check_array(ptr, count)` succeeded and `ptr` points to `count` writable
+/// elements that no input of the call overlaps.
+pub(crate) unsafe fn output_slice<'a, T>(ptr: *mut T, count: usize) -> &'a mut [T] {
+    if count == 0 {
+        &mut []
+    } else {
+        core::slice::from_raw_parts_mut(ptr, count)
+    }
+}
+
+/// A caller's workspace of at least `needed` bytes, as scratch memory.
+///
+/// # Safety
+/// `workspace` points to `workspace_size` writable bytes that no other
+/// argument of the call overlaps.
+pub(crate) unsafe fn scratch_of<'a>(
+    workspace: *mut core::ffi::c_void,
+    workspace_size: usize,
+    needed: Option<usize>,
+) -> Result<Scratch<'a>, aether_status> {
+    let needed = needed.ok_or(AETHER_STATUS_OVERFLOW)?;
+    if workspace_size < needed {
+        return Err(AETHER_STATUS_BUFFER_TOO_SMALL);
+    }
+    let workspace = workspace.cast::<usize>();
+    check_array(workspace.cast_const(), needed.div_ceil(size_of::<usize>()))?;
+    Ok(Scratch::new(if needed == 0 {
+        &mut []
+    } else {
+        core::slice::from_raw_parts_mut(workspace.cast(), workspace_size)
+    }))
+}
+
+/// Fills `detail_out` with an outcome's status and element index.
+pub(crate) unsafe fn explain<T>(
+    detail_out: *mut aether_error_detail,
+    compute: impl FnOnce() -> Outcome<T>,
+) -> aether_status {
+    guard(|| {
+        check_value(detail_out)?;
+        let failure = match compute() {
+            Ok(_) => no_index(AETHER_STATUS_OK),
+            Err(failure) => failure,
+        };
+        detail_out.write(aether_error_detail {
+            status: failure.status,
+            index: failure.index,
+            node: failure.node,
+        });
+        Ok(())
+    })
+}

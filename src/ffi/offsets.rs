@@ -1,0 +1,407 @@
+//! The offsets domain at the C boundary: tensors, plan options and reports,
+//! and every entry point of offset planning and the peak.
+
+use core::mem::size_of;
+
+use super::boundary::*;
+use super::status::*;
+use crate::input::InputList;
+use crate::offsets::{
+    peak_live_bytes_scratch_bytes, plan_offsets_scratch_bytes, try_peak_live_bytes_in,
+    try_plan_offsets_in,
+};
+use crate::{
+    try_peak_live_bytes, try_plan_offsets, try_plan_offsets_with, MemoryPlan, PlanOptions,
+    PlanReport, SearchBudget, Strategy, TensorLifetime,
+};
+
+/// `aether_plan_options::strategy`: the specification's greedy planner.
+pub const AETHER_STRATEGY_GREEDY: u32 = 0;
+/// `aether_plan_options::strategy`: the best of several orderings and
+/// placement rules, then local improvement.
+pub const AETHER_STRATEGY_HEURISTIC: u32 = 1;
+/// `aether_plan_options::strategy`: exact anytime branch and bound within the
+/// budgets, started from the heuristic's plan.
+pub const AETHER_STRATEGY_SEARCH: u32 = 2;
+/// A budget field's value for "no limit".
+pub const AETHER_BUDGET_UNLIMITED: u64 = u64::MAX;
+
+/// A tensor: `size` bytes, live from node `first_use` through node `last_use`
+/// (inclusive).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct aether_tensor_lifetime {
+    /// Size in bytes. A zero-size tensor is not planned and gets offset 0.
+    pub size: usize,
+    /// First node at which the tensor is live.
+    pub first_use: usize,
+    /// Last node at which the tensor is live (inclusive).
+    pub last_use: usize,
+}
+
+/// How `aether_plan_offsets_with` plans. Initialise with
+/// `aether_plan_options_init`, then change the fields you need: the struct
+/// may grow at its end in later versions, and `struct_size` tells the library
+/// which version the caller compiled against.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct aether_plan_options {
+    /// `sizeof(aether_plan_options)` as the caller compiled it. Bytes past the
+    /// fields this library knows must be zero.
+    pub struct_size: usize,
+    /// Every offset is a multiple of this power of two, and the arena is
+    /// computed on sizes rounded up to it. 1: no alignment.
+    pub alignment: usize,
+    /// `AETHER_STRATEGY_GREEDY` (default), `_HEURISTIC` or `_SEARCH`.
+    pub strategy: u32,
+    /// Search time limit in milliseconds, or `AETHER_BUDGET_UNLIMITED`
+    /// (default). A time limit makes the plan depend on the machine.
+    pub budget_ms: u64,
+    /// Search node limit (a node is a partial plan that passed the search's
+    /// bounds), or `AETHER_BUDGET_UNLIMITED`. The default, 300,000, gives the
+    /// same plan on every machine.
+    pub budget_nodes: u64,
+}
+
+/// What `aether_plan_offsets_with` found. Set `struct_size` to
+/// `sizeof(aether_plan_report)` before the call.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct aether_plan_report {
+    /// `sizeof(aether_plan_report)` as the caller compiled it.
+    pub struct_size: usize,
+    /// Bytes the arena needs.
+    pub arena_size: usize,
+    /// A proven lower bound on the arena of every sound plan at this
+    /// alignment: at least the peak of live (rounded) bytes.
+    pub lower_bound: usize,
+    /// 1 if `arena_size == lower_bound`, so no smaller arena exists; else 0.
+    pub proven_optimal: u32,
+    /// Search nodes visited (0 unless the strategy is search).
+    pub search_nodes: u64,
+}
+
+fn tensor_of(t: aether_tensor_lifetime) -> TensorLifetime {
+    TensorLifetime {
+        size: t.size,
+        first_use: t.first_use,
+        last_use: t.last_use,
+    }
+}
+
+impl InputList for [aether_tensor_lifetime] {
+    type Item = TensorLifetime;
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> TensorLifetime {
+        tensor_of(self[i])
+    }
+}
+
+unsafe fn compute_plan(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+) -> Outcome<MemoryPlan> {
+    check_array(tensors, tensor_count).map_err(no_index)?;
+    let tensors = read_array(tensors, tensor_count, tensor_of).map_err(no_index)?;
+    outcome(try_plan_offsets(&tensors))
+}
+
+/// The options a C caller asked for, or why they are not acceptable.
+///
+/// # Safety
+/// `options` points to `options->struct_size` readable bytes.
+unsafe fn read_options(options: *const aether_plan_options) -> Result<PlanOptions, aether_status> {
+    check_array(options, 1)?;
+    let declared = (*options).struct_size;
+    let known = size_of::<aether_plan_options>();
+    if declared < known {
+        return Err(AETHER_STATUS_INVALID_OPTIONS);
+    }
+    // A newer caller's extra fields are accepted only at their zero default.
+    let tail = core::slice::from_raw_parts(options.cast::<u8>().add(known), declared - known);
+    if tail.iter().any(|&byte| byte != 0) {
+        return Err(AETHER_STATUS_INVALID_OPTIONS);
+    }
+    let options = options.read();
+    let strategy = match options.strategy {
+        AETHER_STRATEGY_GREEDY => Strategy::Greedy,
+        AETHER_STRATEGY_HEURISTIC => Strategy::Heuristic,
+        AETHER_STRATEGY_SEARCH => Strategy::Search,
+        _ => return Err(AETHER_STATUS_INVALID_OPTIONS),
+    };
+    let limit = |value: u64| (value != AETHER_BUDGET_UNLIMITED).then_some(value);
+    Ok(PlanOptions {
+        alignment: options.alignment,
+        strategy,
+        budget: SearchBudget {
+            time: limit(options.budget_ms).map(core::time::Duration::from_millis),
+            nodes: limit(options.budget_nodes),
+        },
+    })
+}
+
+unsafe fn compute_plan_with(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    options: *const aether_plan_options,
+) -> Outcome<PlanReport> {
+    let options = read_options(options).map_err(no_index)?;
+    check_array(tensors, tensor_count).map_err(no_index)?;
+    let tensors = read_array(tensors, tensor_count, tensor_of).map_err(no_index)?;
+    outcome(try_plan_offsets_with(&tensors, &options))
+}
+
+unsafe fn compute_peak(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+) -> Outcome<usize> {
+    check_array(tensors, tensor_count).map_err(no_index)?;
+    let tensors = read_array(tensors, tensor_count, tensor_of).map_err(no_index)?;
+    outcome(try_peak_live_bytes(&tensors))
+}
+
+/// Plans an offset for every tensor in one arena: greedy best fit in
+/// decreasing size (equal sizes in input order), never unsound: tensors whose
+/// inclusive lifetimes intersect never share a byte.
+///
+/// `offsets_out` has `tensor_count` elements; on success `offsets_out[i]` is
+/// tensor `i`'s offset and `*arena_size_out` the arena size. Zero-size
+/// tensors get offset 0. Errors: `NULL_POINTER`, `MISALIGNED_POINTER`,
+/// `INVALID_LIFETIME`, `OVERFLOW`, `OUT_OF_MEMORY`; `aether_plan_offsets_explain`
+/// names the tensor at fault. Time O(n^2 log n), memory O(n).
+///
+/// # Safety
+/// `tensors` points to `tensor_count` readable elements and `offsets_out` to
+/// `tensor_count` writable ones (either may be NULL when `tensor_count` is 0);
+/// `arena_size_out` points to one writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    offsets_out: *mut usize,
+    arena_size_out: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_array(offsets_out, tensor_count)?;
+        check_value(arena_size_out)?;
+        let plan = compute_plan(tensors, tensor_count).map_err(|f| f.status)?;
+        write_array(offsets_out, &plan.offsets);
+        arena_size_out.write(plan.arena_size);
+        Ok(())
+    })
+}
+
+/// Explains what `aether_plan_offsets` returns for these inputs (its output
+/// pointers aside): on success `*detail_out` holds that status and the index
+/// of the tensor at fault (or `AETHER_NO_INDEX`). Returns `NULL_POINTER` only
+/// if `detail_out` is NULL. It recomputes the plan: call it after a failure.
+///
+/// # Safety
+/// As for `aether_plan_offsets`; `detail_out` points to one writable
+/// `aether_error_detail`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets_explain(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    detail_out: *mut aether_error_detail,
+) -> aether_status {
+    explain(detail_out, || compute_plan(tensors, tensor_count))
+}
+
+/// Fills `options` with the defaults (greedy, no alignment, a budget of
+/// 300,000 search nodes and no time limit) and this version's `struct_size`.
+/// Does nothing if `options` is NULL.
+///
+/// # Safety
+/// `options` is NULL or points to one writable `aether_plan_options`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_options_init(options: *mut aether_plan_options) {
+    let _ = guard(|| {
+        check_value(options)?;
+        let defaults = PlanOptions::default();
+        let limit = |value: Option<u64>| value.unwrap_or(AETHER_BUDGET_UNLIMITED);
+        options.write(aether_plan_options {
+            struct_size: size_of::<aether_plan_options>(),
+            alignment: defaults.alignment,
+            strategy: AETHER_STRATEGY_GREEDY,
+            budget_ms: limit(defaults.budget.time.map(|t| t.as_millis() as u64)),
+            budget_nodes: limit(defaults.budget.nodes),
+        });
+        Ok(())
+    });
+}
+
+/// Plans offsets with an alignment and a strategy: `greedy` is
+/// `aether_plan_offsets` on sizes rounded up to the alignment; `heuristic`
+/// keeps the best of several orderings and placement rules; `search` looks
+/// for the minimum arena within its budgets and says whether it proved it.
+/// Every strategy is sound.
+///
+/// `options` comes from `aether_plan_options_init`; `offsets_out` has
+/// `tensor_count` elements; `report_out->struct_size` must be set. Errors:
+/// those of `aether_plan_offsets`, `INVALID_ALIGNMENT`, `INVALID_OPTIONS`.
+///
+/// # Safety
+/// As for `aether_plan_offsets`; `options` points to an initialised
+/// `aether_plan_options` and `report_out` to one writable
+/// `aether_plan_report`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets_with(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    options: *const aether_plan_options,
+    offsets_out: *mut usize,
+    report_out: *mut aether_plan_report,
+) -> aether_status {
+    guard(|| {
+        check_array(offsets_out, tensor_count)?;
+        check_value(report_out)?;
+        if (*report_out).struct_size < size_of::<aether_plan_report>() {
+            return Err(AETHER_STATUS_INVALID_OPTIONS);
+        }
+        let report = compute_plan_with(tensors, tensor_count, options).map_err(|f| f.status)?;
+        write_array(offsets_out, &report.plan.offsets);
+        report_out.write(aether_plan_report {
+            struct_size: size_of::<aether_plan_report>(),
+            arena_size: report.plan.arena_size,
+            lower_bound: report.lower_bound,
+            proven_optimal: report.proven_optimal.into(),
+            search_nodes: report.search_nodes,
+        });
+        Ok(())
+    })
+}
+
+/// Explains what `aether_plan_offsets_with` returns for these inputs and
+/// options (its outputs aside): the status and the index of the tensor at
+/// fault (or `AETHER_NO_INDEX`).
+///
+/// # Safety
+/// As for `aether_plan_offsets_with`; `detail_out` points to one writable
+/// `aether_error_detail`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets_with_explain(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    options: *const aether_plan_options,
+    detail_out: *mut aether_error_detail,
+) -> aether_status {
+    explain(detail_out, || {
+        compute_plan_with(tensors, tensor_count, options)
+    })
+}
+
+/// The largest total size of tensors live at one node: the lower bound every
+/// sound arena meets. Exact; O(n log n), independent of node numbers.
+///
+/// Errors: `NULL_POINTER`, `MISALIGNED_POINTER`, `INVALID_LIFETIME`,
+/// `OVERFLOW` (a live sum passes `SIZE_MAX`), `OUT_OF_MEMORY`.
+///
+/// # Safety
+/// `tensors` points to `tensor_count` readable elements (NULL when 0);
+/// `peak_out` points to one writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_peak_live_bytes(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    peak_out: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_value(peak_out)?;
+        let peak = compute_peak(tensors, tensor_count).map_err(|f| f.status)?;
+        peak_out.write(peak);
+        Ok(())
+    })
+}
+
+/// Explains what `aether_peak_live_bytes` returns for these inputs, as
+/// `aether_plan_offsets_explain` does for the plan.
+///
+/// # Safety
+/// As for `aether_peak_live_bytes`; `detail_out` points to one writable
+/// `aether_error_detail`.
+#[no_mangle]
+pub unsafe extern "C" fn aether_peak_live_bytes_explain(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    detail_out: *mut aether_error_detail,
+) -> aether_status {
+    explain(detail_out, || compute_peak(tensors, tensor_count))
+}
+
+/// The exact workspace bytes `aether_plan_offsets_in_workspace` needs for
+/// `tensor_count` tensors (4 words per tensor), or `SIZE_MAX` if that does
+/// not fit in `size_t`.
+#[no_mangle]
+pub extern "C" fn aether_plan_offsets_workspace_size(tensor_count: usize) -> usize {
+    plan_offsets_scratch_bytes(tensor_count).unwrap_or(usize::MAX)
+}
+
+/// `aether_plan_offsets` without any heap allocation: the same plan, with
+/// every scratch array carved out of `workspace`.
+///
+/// `workspace` holds `workspace_size` bytes, aligned for `size_t`, and
+/// overlaps no other argument; it needs
+/// `aether_plan_offsets_workspace_size(tensor_count)` bytes, else
+/// `BUFFER_TOO_SMALL` with nothing written. Other errors as for
+/// `aether_plan_offsets`. The spec's literal algorithm: O(n^2 log n).
+///
+/// # Safety
+/// As for `aether_plan_offsets`; `workspace` points to `workspace_size`
+/// writable bytes (NULL only when the size needed is 0).
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets_in_workspace(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    workspace: *mut core::ffi::c_void,
+    workspace_size: usize,
+    offsets_out: *mut usize,
+    arena_size_out: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_array(offsets_out, tensor_count)?;
+        check_value(arena_size_out)?;
+        let tensors = input_slice(tensors, tensor_count)?;
+        let needed = plan_offsets_scratch_bytes(tensor_count);
+        let mut scratch = scratch_of(workspace, workspace_size, needed)?;
+        let offsets = output_slice(offsets_out, tensor_count);
+        let arena =
+            try_plan_offsets_in(tensors, &mut scratch, offsets).map_err(|e| status_of(&e))?;
+        arena_size_out.write(arena);
+        Ok(())
+    })
+}
+
+/// The exact workspace bytes `aether_peak_live_bytes_in_workspace` needs
+/// (4 words per tensor), or `SIZE_MAX` if that does not fit in `size_t`.
+#[no_mangle]
+pub extern "C" fn aether_peak_live_bytes_workspace_size(tensor_count: usize) -> usize {
+    peak_live_bytes_scratch_bytes(tensor_count).unwrap_or(usize::MAX)
+}
+
+/// `aether_peak_live_bytes` without any heap allocation, over a workspace as
+/// for `aether_plan_offsets_in_workspace`.
+///
+/// # Safety
+/// As for `aether_peak_live_bytes`; `workspace` points to `workspace_size`
+/// writable bytes (NULL only when the size needed is 0).
+#[no_mangle]
+pub unsafe extern "C" fn aether_peak_live_bytes_in_workspace(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    workspace: *mut core::ffi::c_void,
+    workspace_size: usize,
+    peak_out: *mut usize,
+) -> aether_status {
+    guard(|| {
+        check_value(peak_out)?;
+        let tensors = input_slice(tensors, tensor_count)?;
+        let needed = peak_live_bytes_scratch_bytes(tensor_count);
+        let mut scratch = scratch_of(workspace, workspace_size, needed)?;
+        let peak = try_peak_live_bytes_in(tensors, &mut scratch).map_err(|e| status_of(&e))?;
+        peak_out.write(peak);
+        Ok(())
+    })
+}

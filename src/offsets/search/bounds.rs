@@ -1,0 +1,223 @@
+//! The search's bounds: which tensors may be placed next, and whether a
+//! placement keeps every section within the capacity (see the module
+//! documentation of `search`, "Pruning").
+
+use super::{Search, UNPLACED};
+
+impl Search<'_> {
+    /// The section range of the leftmost group of unplaced tensors that no
+    /// section boundary separates, if any tensor is unplaced.
+    pub(super) fn leftmost_component(&self) -> Option<(usize, usize)> {
+        let lo = self.section_unplaced.iter().position(|&bytes| bytes > 0)?;
+        let mut hi = lo + 1;
+        while hi < self.spanning.len() && self.spanning[hi - 1] > 0 {
+            hi += 1;
+        }
+        Some((lo, hi))
+    }
+
+    /// The candidates of the component with section range `component` that
+    /// may follow `after` (offset, rank) in a canonical, undominated sequence,
+    /// in (floor, rank) order, and the component's number of unplaced
+    /// tensors. The section bounds are checked on every section of `scan`
+    /// (which contains `component`); `monotone` adds the last offset
+    /// (`after.0`) to them. `None` if a bound exceeds `cap` or a tensor
+    /// behind `after` can never be placed.
+    pub(super) fn candidates(
+        &mut self,
+        scan: (usize, usize),
+        component: (usize, usize),
+        after: (usize, usize),
+        cap: usize,
+        monotone: bool,
+    ) -> Option<(Vec<usize>, usize)> {
+        let (scan_lo, scan_hi) = scan;
+        let monotone_floor = if monotone { after.0 } else { 0 };
+        // A cheap first pass of the section bounds: every unplaced tensor of
+        // a section conflicts with the last tensor placed there, so it sits
+        // above that tensor's top. Most placements fail here.
+        if !self.fits_above_tops(scan, monotone_floor, cap) {
+            return None;
+        }
+        let in_range = |(lo, _): (usize, usize), (a, b): (usize, usize)| a <= lo && lo < b;
+        // Unplaced tensors of `scan` as packed (floor, rank) keys: sorting
+        // plain integers is several times faster than sorting by lookups.
+        let mut keys = std::mem::take(&mut self.scratch);
+        keys.clear();
+        let mut count = 0usize;
+        let mut lowest_top = usize::MAX;
+        // Only the tensors starting inside `scan` can belong to it.
+        let starting = self.starts_at[scan_lo]..self.starts_at[scan_hi];
+        for &q in &self.by_start[starting] {
+            if self.offset[q] != UNPLACED {
+                continue;
+            }
+            // A tensor behind the canonical sequence whose floor can no
+            // longer rise can never be placed: a dead end.
+            if self.unplaced_neighbours[q] == 0 && (self.floor[q], self.rank[q]) < after {
+                self.scratch = keys;
+                return None;
+            }
+            keys.push(self.key(q));
+            if in_range(self.sections[q], component) {
+                count += 1;
+                lowest_top = lowest_top.min(self.floor[q].saturating_add(self.sizes[q]));
+            }
+        }
+        keys.sort_unstable();
+        // Lowest floor per section: paint the sections of the unplaced
+        // tensors in increasing floor, each section once, skipping painted
+        // ones through a path-compressed "next unpainted section" forest.
+        self.unpaint(scan);
+        for &key in &keys {
+            let q = self.by_rank[key as u64 as usize];
+            if !self.paint(q, self.floor[q], monotone_floor, cap) {
+                self.scratch = keys;
+                return None;
+            }
+        }
+        let candidates: Vec<usize> = keys
+            .iter()
+            .map(|&key| self.by_rank[key as u64 as usize])
+            .filter(|&q| {
+                in_range(self.sections[q], component)
+                    && (self.floor[q], self.rank[q]) > after
+                    && self.floor[q] < lowest_top
+            })
+            .collect();
+        self.scratch = keys;
+        Some((candidates, count))
+    }
+
+    /// Whether every section of `(lo, hi)` holds its unplaced bytes above the
+    /// top of its last placed tensor (and `monotone_floor`) within `cap`.
+    pub(super) fn fits_above_tops(
+        &self,
+        (lo, hi): (usize, usize),
+        monotone_floor: usize,
+        cap: usize,
+    ) -> bool {
+        (lo..hi).all(|s| {
+            let bytes = self.section_unplaced[s];
+            bytes == 0
+                || self.section_top[s]
+                    .max(monotone_floor)
+                    .saturating_add(bytes)
+                    <= cap
+        })
+    }
+
+    /// `q`'s (floor, rank) as one integer, ordered as the pair.
+    pub(super) fn key(&self, q: usize) -> u128 {
+        ((self.floor[q] as u128) << 64) | self.rank[q] as u128
+    }
+
+    /// The sorted (floor, rank) keys of the unplaced tensors of the sections
+    /// `(lo, hi)`, as [`Search::candidates`] makes them.
+    pub(super) fn sorted_keys(&self, (lo, hi): (usize, usize)) -> Vec<u128> {
+        let mut keys: Vec<u128> = self.by_start[self.starts_at[lo]..self.starts_at[hi]]
+            .iter()
+            .filter(|&&q| self.offset[q] == UNPLACED)
+            .map(|&q| self.key(q))
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// The section bounds of the sequence continuing after `p` (just placed)
+    /// in the component with section range `(lo, hi)`, checked with `keys`,
+    /// the sorted keys of the frame `p` was chosen in. Only `p`'s conflicts
+    /// changed floor since, all up to `p`'s top, so the floor order is
+    /// known without sorting: the keys below that top, then the raised
+    /// tensors, then the rest.
+    pub(super) fn passes_bounds_after(
+        &mut self,
+        keys: &[u128],
+        (lo, hi): (usize, usize),
+        p: usize,
+        cap: usize,
+    ) -> bool {
+        let monotone_floor = self.offset[p];
+        let top = monotone_floor + self.sizes[p];
+        self.unpaint((lo, hi));
+        let mut raised = std::mem::take(&mut self.raised);
+        raised.clear();
+        let mut passes = true;
+        let mut flushed = false;
+        for &key in keys {
+            let q = self.by_rank[key as u64 as usize];
+            let (q_lo, _) = self.sections[q];
+            if self.offset[q] != UNPLACED || q_lo < lo || q_lo >= hi {
+                continue;
+            }
+            let old_floor = (key >> 64) as usize;
+            if !flushed && old_floor >= top {
+                flushed = true;
+                for &r in &raised {
+                    passes &= self.paint(r, top, monotone_floor, cap);
+                }
+            }
+            if self.floor[q] != old_floor {
+                raised.push(q);
+            } else {
+                passes &= self.paint(q, old_floor, monotone_floor, cap);
+            }
+            if !passes {
+                break;
+            }
+        }
+        if passes && !flushed {
+            for &r in &raised {
+                passes &= self.paint(r, top, monotone_floor, cap);
+            }
+        }
+        self.raised = raised;
+        passes
+    }
+
+    /// Makes the sections `lo..hi` unpainted (and `hi` the sentinel).
+    pub(super) fn unpaint(&mut self, (lo, hi): (usize, usize)) {
+        for s in lo..=hi {
+            self.next_unpainted[s] = s;
+        }
+    }
+
+    /// Paints the unpainted sections of `q` with `floor`, their lowest floor;
+    /// false if one of them cannot hold its unplaced bytes above that floor
+    /// (and `monotone_floor`) within `cap`.
+    pub(super) fn paint(
+        &mut self,
+        q: usize,
+        floor: usize,
+        monotone_floor: usize,
+        cap: usize,
+    ) -> bool {
+        let (lo, hi) = self.sections[q];
+        let base = floor.max(monotone_floor);
+        let mut s = self.find_unpainted(lo);
+        while s < hi {
+            if base.saturating_add(self.section_unplaced[s]) > cap {
+                return false;
+            }
+            self.next_unpainted[s] = s + 1;
+            s = self.find_unpainted(s + 1);
+        }
+        true
+    }
+
+    /// The first unpainted section at or after `s` (sections end at a
+    /// sentinel that is never painted).
+    pub(super) fn find_unpainted(&mut self, s: usize) -> usize {
+        let mut root = s;
+        while self.next_unpainted[root] != root {
+            root = self.next_unpainted[root];
+        }
+        let mut at = s;
+        while self.next_unpainted[at] != root {
+            let next = self.next_unpainted[at];
+            self.next_unpainted[at] = root;
+            at = next;
+        }
+        root
+    }
+}

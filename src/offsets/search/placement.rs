@@ -1,0 +1,124 @@
+//! The search's moves: placing a tensor at its floor and taking it back,
+//! re-ranking a component by the current preorder, and recording a plan.
+
+use super::{Frame, Search, UNPLACED};
+
+impl Search<'_> {
+    /// Puts `p` at its floor and raises its unplaced conflicts' floors and
+    /// its sections' tops, logging the old values. Returns whether `p` was
+    /// the last unplaced tensor across one of the section boundaries it
+    /// spans, which cuts its component.
+    pub(super) fn place(&mut self, p: usize) -> bool {
+        let offset = self.floor[p];
+        let end = offset + self.sizes[p];
+        self.offset[p] = offset;
+        self.placed_count += 1;
+        self.arena = self.arena.max(end);
+        for &q in &self.conflicts.neighbours[p] {
+            self.unplaced_neighbours[q] -= 1;
+            if self.offset[q] == UNPLACED && self.floor[q] < end {
+                self.floor_log.push((q, self.floor[q]));
+                self.floor[q] = end;
+            }
+        }
+        let (lo, hi) = self.sections[p];
+        for s in lo..hi {
+            self.top_log.push((s, self.section_top[s]));
+            self.section_top[s] = end;
+            self.section_unplaced[s] -= self.sizes[p];
+        }
+        let mut cut = false;
+        for count in &mut self.spanning[lo..hi - 1] {
+            *count -= 1;
+            cut |= *count == 0;
+        }
+        cut
+    }
+
+    /// Undoes a frame: its placement, then its re-ranking.
+    pub(super) fn pop(&mut self, frame: Frame) {
+        self.stack_keys -= frame.keys.len();
+        if let Some(q) = frame.placed {
+            self.unplace(
+                q,
+                frame.floor_log_len,
+                frame.top_log_len,
+                frame.arena_before,
+            );
+        }
+        for (q, old) in self.rank_log.drain(frame.rank_log_len..).rev() {
+            self.rank[q] = old;
+            self.by_rank[old] = q;
+        }
+    }
+
+    /// The preorder key of `p` (compared decreasing): lifetime length, area
+    /// and `total`, the unplaced bytes of `p`'s busiest section now, in the
+    /// order of the current preorder.
+    pub(super) fn preorder_key(&self, p: usize) -> (u128, u128, u128) {
+        let (lo, hi) = self.sections[p];
+        let total = self.section_unplaced[lo..hi]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0) as u128;
+        let (length, area) = (self.length[p], self.area[p]);
+        match self.preorder {
+            0 => (length, area, total),
+            1 => (total, area, length),
+            _ => (total, length, area),
+        }
+    }
+
+    /// Ranks the unplaced tensors of the sections `range` by the current
+    /// preorder with today's totals (ties by input order), reusing the ranks
+    /// they hold so that ranks stay distinct; logs the old ranks.
+    pub(super) fn rerank(&mut self, (lo, hi): (usize, usize)) {
+        let mut members: Vec<usize> = self.by_start[self.starts_at[lo]..self.starts_at[hi]]
+            .iter()
+            .copied()
+            .filter(|&q| self.offset[q] == UNPLACED)
+            .collect();
+        let mut ranks: Vec<usize> = members.iter().map(|&q| self.rank[q]).collect();
+        ranks.sort_unstable();
+        members.sort_by_key(|&q| (std::cmp::Reverse(self.preorder_key(q)), q));
+        for (&q, &r) in members.iter().zip(&ranks) {
+            if self.rank[q] != r {
+                self.rank_log.push((q, self.rank[q]));
+                self.rank[q] = r;
+                self.by_rank[r] = q;
+            }
+        }
+    }
+
+    pub(super) fn unplace(&mut self, p: usize, floor_len: usize, top_len: usize, arena: usize) {
+        for &q in &self.conflicts.neighbours[p] {
+            self.unplaced_neighbours[q] += 1;
+        }
+        for (q, old) in self.floor_log.drain(floor_len..).rev() {
+            self.floor[q] = old;
+        }
+        for (s, old) in self.top_log.drain(top_len..).rev() {
+            self.section_top[s] = old;
+        }
+        let (lo, hi) = self.sections[p];
+        for bytes in &mut self.section_unplaced[lo..hi] {
+            *bytes += self.sizes[p];
+        }
+        for count in &mut self.spanning[lo..hi - 1] {
+            *count += 1;
+        }
+        self.offset[p] = UNPLACED;
+        self.placed_count -= 1;
+        self.arena = arena;
+    }
+
+    /// Keeps the complete plan as the new incumbent.
+    pub(super) fn record(&mut self) {
+        self.best_arena = self.arena;
+        self.best_offsets = vec![0; self.tensors.len()];
+        for (p, &i) in self.conflicts.items.iter().enumerate() {
+            self.best_offsets[i] = self.offset[p];
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! A seeded xorshift generator (Marsaglia, 2003): the heuristic's
+//! perturbation walk, and the tests' random tables, are the same on every run.
+
+/// Marsaglia's 64-bit xorshift with shifts 13, 7, 17. The seed must not be 0.
+pub(crate) struct XorShift(pub(crate) u64);
+
+impl XorShift {
+    /// A number below `bound` (0 if `bound` is 0).
+    pub(crate) fn below(&mut self, bound: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % bound.max(1) as u64) as usize
+    }
+}
