@@ -367,13 +367,8 @@ mod tests {
 
     #[test]
     fn rem_splicing_gives_the_naive_labels() {
-        let mut state = 11u64;
-        let mut next = move |bound: usize| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 33) as usize) % bound
-        };
+        let mut rng = crate::rng::XorShift(0x5EED_0011);
+        let mut next = move |bound: usize| rng.below(bound);
         for _ in 0..300 {
             let node_count = 1 + next(80);
             let incidences: Vec<(usize, usize)> = (0..next(100))

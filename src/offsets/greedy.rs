@@ -324,13 +324,8 @@ mod tests {
 
     #[test]
     fn the_indexed_conflict_search_gives_the_naive_plan() {
-        let mut state = 3u64;
-        let mut next = move |bound: usize| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 33) as usize) % bound
-        };
+        let mut rng = crate::rng::XorShift(0x5EED_0003);
+        let mut next = move |bound: usize| rng.below(bound);
         for _ in 0..300 {
             let horizon = 1 + next(200);
             let tensors: Vec<TensorLifetime> = (0..next(150))

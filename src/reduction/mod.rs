@@ -266,13 +266,8 @@ mod tests {
 
     #[test]
     fn every_budget_gives_the_naive_reduction() {
-        let mut state = 7u64;
-        let mut next = move |bound: usize| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 33) as usize) % bound
-        };
+        let mut rng = crate::rng::XorShift(0x5EED_0007);
+        let mut next = move |bound: usize| rng.below(bound);
         for _ in 0..60 {
             let node_count = 1 + next(200);
             let density = 1 + next(60);
