@@ -1,4 +1,4 @@
-//! Property tests: each algorithm against a brute-force oracle written here,
+//! Property tests: each algorithm against a brute-force oracle (tests/common),
 //! on inputs proptest generates and shrinks: 9 properties of 2,000 cases.
 
 use aether_planner::{
@@ -6,7 +6,9 @@ use aether_planner::{
     try_plan_offsets, try_transitive_reduction, TensorLifetime,
 };
 use proptest::prelude::*;
-use std::collections::BTreeSet;
+
+mod common;
+use common::oracles::{brute_islands, brute_peak, brute_reduction, reachability};
 
 const CASES: u32 = 2_000;
 
@@ -16,92 +18,6 @@ fn config() -> ProptestConfig {
         failure_persistence: None,
         ..ProptestConfig::default()
     }
-}
-
-// ---------------------------------------------------------------- oracles
-
-/// The most bytes live at any one node, by summing at every node in range.
-fn brute_peak(tensors: &[TensorLifetime]) -> usize {
-    let last = tensors.iter().map(|t| t.last_use).max().unwrap_or(0);
-    (0..=last)
-        .map(|node| {
-            tensors
-                .iter()
-                .filter(|t| t.first_use <= node && node <= t.last_use)
-                .map(|t| t.size)
-                .sum()
-        })
-        .max()
-        .unwrap_or(0)
-}
-
-/// Strict reachability by depth-first search from every node.
-fn reachability(node_count: usize, edges: &[(usize, usize)]) -> Vec<Vec<bool>> {
-    let mut successors = vec![Vec::new(); node_count];
-    for &(u, v) in edges {
-        successors[u].push(v);
-    }
-    (0..node_count)
-        .map(|start| {
-            let mut seen = vec![false; node_count];
-            let mut stack = successors[start].clone();
-            while let Some(x) = stack.pop() {
-                if !seen[x] {
-                    seen[x] = true;
-                    stack.extend(&successors[x]);
-                }
-            }
-            seen
-        })
-        .collect()
-}
-
-/// The transitive reduction by its definition: u -> v survives iff no other
-/// successor w of u reaches v.
-fn brute_reduction(node_count: usize, edges: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    let reach = reachability(node_count, edges);
-    let distinct: BTreeSet<(usize, usize)> = edges.iter().copied().collect();
-    distinct
-        .iter()
-        .copied()
-        .filter(|&(u, v)| {
-            !distinct
-                .iter()
-                .any(|&(a, w)| a == u && w != v && reach[w][v])
-        })
-        .collect()
-}
-
-/// Components by breadth-first search, numbered in order of their smallest
-/// member; nodes in no incidence get None.
-fn brute_islands(node_count: usize, incidences: &[(usize, usize)]) -> (Vec<Option<usize>>, usize) {
-    let mut neighbours = vec![Vec::new(); node_count];
-    let mut active = vec![false; node_count];
-    for &(a, b) in incidences {
-        neighbours[a].push(b);
-        neighbours[b].push(a);
-        active[a] = true;
-        active[b] = true;
-    }
-    let mut labels = vec![None; node_count];
-    let mut count = 0;
-    for start in 0..node_count {
-        if !active[start] || labels[start].is_some() {
-            continue;
-        }
-        let mut queue = std::collections::VecDeque::from([start]);
-        labels[start] = Some(count);
-        while let Some(x) = queue.pop_front() {
-            for &y in &neighbours[x] {
-                if labels[y].is_none() {
-                    labels[y] = Some(count);
-                    queue.push_back(y);
-                }
-            }
-        }
-        count += 1;
-    }
-    (labels, count)
 }
 
 // ------------------------------------------------------------- strategies

@@ -11,27 +11,10 @@ use aether_planner::{
     PlanReport, SearchBudget, Strategy, TensorLifetime,
 };
 
+mod common;
+use common::oracles::{brute_peak, Rng};
+
 const STRATEGIES: [Strategy; 3] = [Strategy::Greedy, Strategy::Heuristic, Strategy::Search];
-
-/// splitmix64: a small seeded generator, so every instance can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x6A09_E667_F3BC_C908)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..bound` (bound > 0).
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
-    }
-}
 
 fn options(strategy: Strategy, alignment: usize, nodes: u64) -> PlanOptions {
     PlanOptions {
@@ -91,24 +74,6 @@ fn assert_sound(tensors: &[TensorLifetime], plan: &MemoryPlan, alignment: usize,
     }
 }
 
-/// The largest total rounded size live at one node, node by node.
-fn brute_force_peak(tensors: &[TensorLifetime], alignment: usize) -> usize {
-    let mut nodes: Vec<usize> = tensors.iter().map(|t| t.first_use).collect();
-    nodes.sort_unstable();
-    nodes.dedup();
-    nodes
-        .iter()
-        .map(|&node| {
-            tensors
-                .iter()
-                .filter(|t| t.first_use <= node && node <= t.last_use)
-                .map(|t| rounded(t.size, alignment))
-                .sum::<usize>()
-        })
-        .max()
-        .unwrap_or(0)
-}
-
 /// The report's own claims: bound between peak and arena, optimality flag
 /// consistent, node budget respected.
 fn assert_report(
@@ -118,7 +83,11 @@ fn assert_report(
     what: &str,
 ) {
     assert_sound(tensors, &report.plan, options.alignment, what);
-    let peak = brute_force_peak(tensors, options.alignment);
+    let rounded_tensors: Vec<TensorLifetime> = tensors
+        .iter()
+        .map(|t| TensorLifetime::new(rounded(t.size, options.alignment), t.first_use, t.last_use))
+        .collect();
+    let peak = brute_peak(&rounded_tensors);
     assert!(
         report.lower_bound >= peak,
         "{what}: lower bound below the peak"

@@ -1,9 +1,12 @@
-//! Shared by the tests that compile C against the library: build the
-//! static and shared libraries afresh from the current source (never a stale
-//! `target/debug` copy), and compile and run C programs with the `cc` crate's
-//! compiler.
+//! The tests' one support place. This file: for the tests that compile C
+//! against the library, build the static and shared libraries afresh from
+//! the current source (never a stale `target/debug` copy), and compile and
+//! run C programs with the `cc` crate's compiler. [`oracles`]: the seeded
+//! generator and the naive oracles the Rust tests check against.
 
 #![allow(dead_code)] // each test file uses its own part
+
+pub mod oracles;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

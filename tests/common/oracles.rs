@@ -1,0 +1,123 @@
+//! The tests' seeded generator and naive oracles, written independently of
+//! the library: each computes its answer from the definition, by brute force
+//! or a plain traversal.
+
+use std::collections::BTreeSet;
+
+use aether_planner::TensorLifetime;
+
+/// splitmix64 (Steele, Lea and Flood, 2014): a small seeded generator, so
+/// every instance can be replayed from its seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x6A09_E667_F3BC_C908)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..bound` (bound > 0).
+    pub fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound as u64) as usize
+    }
+    /// A uniformly random permutation of `items` (Fisher and Yates).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
+    }
+}
+
+/// The most bytes live at any one node: the sum at every first use (the live
+/// set only grows at first uses), tensor by tensor.
+pub fn brute_peak(tensors: &[TensorLifetime]) -> usize {
+    tensors
+        .iter()
+        .map(|at| {
+            tensors
+                .iter()
+                .filter(|t| t.first_use <= at.first_use && at.first_use <= t.last_use)
+                .map(|t| t.size)
+                .sum::<usize>()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Strict reachability: `reach[u][v]` iff a non-empty path leads from `u` to
+/// `v`, by depth-first search from every node.
+pub fn reachability(node_count: usize, edges: &[(usize, usize)]) -> Vec<Vec<bool>> {
+    let mut successors = vec![Vec::new(); node_count];
+    for &(u, v) in edges {
+        successors[u].push(v);
+    }
+    (0..node_count)
+        .map(|start| {
+            let mut seen = vec![false; node_count];
+            let mut stack = successors[start].clone();
+            while let Some(x) = stack.pop() {
+                if !seen[x] {
+                    seen[x] = true;
+                    stack.extend(&successors[x]);
+                }
+            }
+            seen
+        })
+        .collect()
+}
+
+/// The transitive reduction by its definition: `u -> v` survives iff no
+/// other successor `w` of `u` reaches `v`. Sorted, each edge once.
+pub fn brute_reduction(node_count: usize, edges: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let reach = reachability(node_count, edges);
+    let distinct: BTreeSet<(usize, usize)> = edges.iter().copied().collect();
+    distinct
+        .iter()
+        .copied()
+        .filter(|&(u, v)| {
+            !distinct
+                .iter()
+                .any(|&(a, w)| a == u && w != v && reach[w][v])
+        })
+        .collect()
+}
+
+/// Components by breadth-first search, numbered in order of their smallest
+/// member; nodes in no incidence get `None`.
+pub fn brute_islands(
+    node_count: usize,
+    incidences: &[(usize, usize)],
+) -> (Vec<Option<usize>>, usize) {
+    let mut neighbours = vec![Vec::new(); node_count];
+    let mut active = vec![false; node_count];
+    for &(a, b) in incidences {
+        neighbours[a].push(b);
+        neighbours[b].push(a);
+        active[a] = true;
+        active[b] = true;
+    }
+    let mut labels = vec![None; node_count];
+    let mut count = 0;
+    for start in 0..node_count {
+        if !active[start] || labels[start].is_some() {
+            continue;
+        }
+        let mut queue = std::collections::VecDeque::from([start]);
+        labels[start] = Some(count);
+        while let Some(x) = queue.pop_front() {
+            for &y in &neighbours[x] {
+                if labels[y].is_none() {
+                    labels[y] = Some(count);
+                    queue.push_back(y);
+                }
+            }
+        }
+        count += 1;
+    }
+    (labels, count)
+}
