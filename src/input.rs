@@ -117,23 +117,32 @@ pub(crate) fn check_topological_edges<L: InputList<Item = (usize, usize)> + ?Siz
     Ok(())
 }
 
+/// The first pair with an endpoint at or beyond `node_count`: its index and
+/// that endpoint.
+fn first_out_of_range<L: InputList<Item = (usize, usize)> + ?Sized>(
+    node_count: usize,
+    pairs: &L,
+) -> Option<(usize, usize)> {
+    (0..pairs.count()).find_map(|i| {
+        let (a, b) = pairs.at(i);
+        (a.max(b) >= node_count).then_some((i, a.max(b)))
+    })
+}
+
 /// Checks the edges of a graph numbered in any order: both endpoints below
 /// `node_count`, else [`PlanError::EdgeOutOfRange`] for the first bad edge.
 pub(crate) fn check_edges_in_range<L: InputList<Item = (usize, usize)> + ?Sized>(
     node_count: usize,
     edges: &L,
 ) -> Result<(), PlanError> {
-    for i in 0..edges.count() {
-        let (u, v) = edges.at(i);
-        if u.max(v) >= node_count {
-            return Err(PlanError::EdgeOutOfRange {
-                edge: i,
-                node: u.max(v),
-                node_count,
-            });
-        }
+    match first_out_of_range(node_count, edges) {
+        Some((edge, node)) => Err(PlanError::EdgeOutOfRange {
+            edge,
+            node,
+            node_count,
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Checks every incidence: reports the first that names a node at or beyond
@@ -142,15 +151,12 @@ pub(crate) fn check_incidences<L: InputList<Item = (usize, usize)> + ?Sized>(
     node_count: usize,
     incidences: &L,
 ) -> Result<(), PlanError> {
-    for i in 0..incidences.count() {
-        let (a, b) = incidences.at(i);
-        if a.max(b) >= node_count {
-            return Err(PlanError::IncidenceOutOfRange {
-                incidence: i,
-                node: a.max(b),
-                node_count,
-            });
-        }
+    match first_out_of_range(node_count, incidences) {
+        Some((incidence, node)) => Err(PlanError::IncidenceOutOfRange {
+            incidence,
+            node,
+            node_count,
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
