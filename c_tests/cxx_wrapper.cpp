@@ -1,0 +1,277 @@
+// aether_planner.hpp against independent oracles (pairwise overlap, a
+// brute-force peak, a closure-based reduction, the upstream cases) and
+// against the C calls it wraps: same values on success, the `_explain`
+// detail on failure, the caller's buffers untouched on failure.
+#include "aether_planner.hpp"
+
+#include "check.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace {
+
+std::vector<aether_tensor_lifetime> random_tensors(std::size_t n) {
+  std::vector<aether_tensor_lifetime> tensors(n);
+  for (auto& t : tensors) {
+    t.size = rng_below(200);
+    t.first_use = rng_below(12);
+    t.last_use = t.first_use + rng_below(5);
+  }
+  return tensors;
+}
+
+std::size_t round_up(std::size_t size, std::size_t alignment) {
+  return (size + alignment - 1) / alignment * alignment;
+}
+
+// No two tensors live at a common node share a byte, and the arena covers
+// every tensor.
+bool sound(const std::vector<aether_tensor_lifetime>& tensors,
+           const std::vector<std::size_t>& offsets, std::size_t arena, std::size_t alignment) {
+  for (std::size_t i = 0; i < tensors.size(); i++) {
+    const std::size_t wi = round_up(tensors[i].size, alignment);
+    if (wi > 0 && offsets[i] + wi > arena) return false;
+    if (offsets[i] % alignment != 0) return false;
+    for (std::size_t j = i + 1; j < tensors.size(); j++) {
+      const std::size_t wj = round_up(tensors[j].size, alignment);
+      const bool live_together = tensors[i].first_use <= tensors[j].last_use &&
+                                 tensors[j].first_use <= tensors[i].last_use;
+      const bool share = wi > 0 && wj > 0 && offsets[i] < offsets[j] + wj &&
+                         offsets[j] < offsets[i] + wi;
+      if (live_together && share) return false;
+    }
+  }
+  return true;
+}
+
+std::size_t brute_peak(const std::vector<aether_tensor_lifetime>& tensors) {
+  std::size_t peak = 0;
+  for (std::size_t node = 0; node < 32; node++) {
+    std::size_t live = 0;
+    for (const auto& t : tensors) {
+      if (t.first_use <= node && node <= t.last_use) live += t.size;
+    }
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+// The reduction by its definition: keep u -> v unless another successor of u
+// reaches v (closure by Warshall's algorithm).
+std::vector<aether_edge> brute_reduction(std::size_t n, const std::vector<aether_edge>& edges) {
+  std::vector<std::vector<bool>> adj(n, std::vector<bool>(n, false));
+  for (const auto& e : edges) adj[e.source][e.target] = true;
+  auto reach = adj;
+  for (std::size_t k = 0; k < n; k++)
+    for (std::size_t i = 0; i < n; i++)
+      for (std::size_t j = 0; j < n; j++)
+        if (reach[i][k] && reach[k][j]) reach[i][j] = true;
+  std::vector<aether_edge> kept;
+  for (std::size_t u = 0; u < n; u++) {
+    for (std::size_t v = 0; v < n; v++) {
+      if (!adj[u][v]) continue;
+      bool implied = false;
+      for (std::size_t w = 0; w < n && !implied; w++) {
+        implied = w != v && adj[u][w] && reach[w][v];
+      }
+      if (!implied) kept.push_back(aether_edge{u, v});
+    }
+  }
+  return kept;
+}
+
+bool same_edges(const std::vector<aether_edge>& a, const std::vector<aether_edge>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); i++) {
+    if (a[i].source != b[i].source || a[i].target != b[i].target) return false;
+  }
+  return true;
+}
+
+void offsets_match_the_c_call_and_are_sound() {
+  for (uint64_t seed = 0; seed < 200; seed++) {
+    rng_state = seed;
+    const auto tensors = random_tensors(1 + rng_below(14));
+    const auto plan = aether::plan_offsets(tensors);
+    CHECK(plan.ok());
+    CHECK(plan.status() == AETHER_STATUS_OK);
+    CHECK(plan->offsets.size() == tensors.size());
+    CHECK(sound(tensors, plan->offsets, plan->arena_size, 1));
+
+    std::vector<std::size_t> c_offsets(tensors.size());
+    std::size_t c_arena = 0;
+    CHECK_STATUS(aether_plan_offsets(tensors.data(), tensors.size(), c_offsets.data(), &c_arena),
+                 AETHER_STATUS_OK);
+    CHECK(c_offsets == plan->offsets && c_arena == plan->arena_size);
+
+    const auto peak = aether::peak_live_bytes(tensors);
+    CHECK(peak && *peak == brute_peak(tensors));
+    CHECK(plan->arena_size >= *peak);
+  }
+}
+
+void offsets_reuse_the_leading_gap() {
+  // XNNPACK's ReusesLeadingGap.
+  const aether_tensor_lifetime tensors[3] = {{100, 0, 1}, {80, 1, 2}, {60, 2, 3}};
+  const auto plan = aether::plan_offsets(tensors, 3);
+  CHECK(plan);
+  CHECK((plan->offsets == std::vector<std::size_t>{0, 100, 0}));
+  CHECK(plan->arena_size == 180);
+  std::size_t out[3] = {7, 7, 7};
+  const auto arena = aether::plan_offsets(tensors, 3, out);
+  CHECK(arena && *arena == 180 && out[0] == 0 && out[1] == 100 && out[2] == 0);
+}
+
+void offsets_failure_names_the_tensor_and_writes_nothing() {
+  const std::vector<aether_tensor_lifetime> tensors = {{8, 0, 1}, {8, 1, 2}, {8, 5, 3}, {8, 0, 0}};
+  const auto plan = aether::plan_offsets(tensors);
+  CHECK(!plan);
+  CHECK(plan.status() == AETHER_STATUS_INVALID_LIFETIME);
+  CHECK(plan.error().status == AETHER_STATUS_INVALID_LIFETIME);
+  CHECK(plan.error().index == 2);
+  CHECK(std::strcmp(plan.message(), aether_status_str(AETHER_STATUS_INVALID_LIFETIME)) == 0);
+
+  std::size_t out[4] = {11, 22, 33, 44};
+  const auto arena = aether::plan_offsets(tensors.data(), tensors.size(), out);
+  CHECK(!arena && arena.error().index == 2);
+  CHECK(out[0] == 11 && out[1] == 22 && out[2] == 33 && out[3] == 44);
+
+  const auto peak = aether::peak_live_bytes(tensors);
+  CHECK(!peak && peak.status() == AETHER_STATUS_INVALID_LIFETIME && peak.error().index == 2);
+
+  // A null array with a non-zero count: the status, no element to name.
+  const auto null_plan = aether::plan_offsets(nullptr, 3);
+  CHECK(null_plan.status() == AETHER_STATUS_NULL_POINTER);
+  CHECK(null_plan.error().index == AETHER_NO_INDEX);
+}
+
+void offsets_with_options_align_and_report() {
+  for (uint64_t seed = 0; seed < 50; seed++) {
+    rng_state = 1000 + seed;
+    const auto tensors = random_tensors(1 + rng_below(10));
+    for (uint32_t strategy : {AETHER_STRATEGY_GREEDY, AETHER_STRATEGY_HEURISTIC,
+                              AETHER_STRATEGY_SEARCH}) {
+      auto options = aether::default_plan_options();
+      options.alignment = 64;
+      options.strategy = strategy;
+      const auto plan = aether::plan_offsets_with(tensors, options);
+      CHECK(plan.ok());
+      CHECK(plan->report.struct_size == sizeof(aether_plan_report));
+      CHECK(sound(tensors, plan->offsets, plan->report.arena_size, 64));
+      CHECK(plan->report.arena_size >= plan->report.lower_bound);
+      CHECK((plan->report.proven_optimal != 0) ==
+            (plan->report.arena_size == plan->report.lower_bound));
+    }
+  }
+  auto options = aether::default_plan_options();
+  options.alignment = 48;
+  const std::vector<aether_tensor_lifetime> tensors = {{8, 0, 1}};
+  std::size_t out[1] = {99};
+  const auto report = aether::plan_offsets_with(tensors.data(), 1, options, out);
+  CHECK(!report && report.status() == AETHER_STATUS_INVALID_ALIGNMENT && out[0] == 99);
+  const auto plan = aether::plan_offsets_with(tensors, options);
+  CHECK(plan.status() == AETHER_STATUS_INVALID_ALIGNMENT);
+}
+
+void reduction_matches_its_definition() {
+  // TensorFlow's TransitiveReductionIsExact: 0 -> 3 is implied by 0 -> 1 -> 2 -> 3.
+  const std::vector<aether_edge> bypass = {{0, 3}, {2, 3}, {0, 1}, {1, 2}, {0, 2}};
+  const auto reduced = aether::transitive_reduction(4, bypass);
+  CHECK(reduced && same_edges(*reduced, {{0, 1}, {1, 2}, {2, 3}}));
+
+  for (uint64_t seed = 0; seed < 200; seed++) {
+    rng_state = 5000 + seed;
+    const std::size_t n = 1 + rng_below(10);
+    std::vector<aether_edge> edges;
+    for (std::size_t u = 0; u < n; u++)
+      for (std::size_t v = u + 1; v < n; v++)
+        if (rng_below(3) == 0) edges.push_back(aether_edge{u, v});
+    const auto got = aether::transitive_reduction(n, edges);
+    CHECK(got && same_edges(*got, brute_reduction(n, edges)));
+
+    // The same DAG numbered backwards, through the any-order call.
+    std::vector<aether_edge> flipped;
+    for (const auto& e : edges) flipped.push_back(aether_edge{n - 1 - e.source, n - 1 - e.target});
+    const auto any = aether::transitive_reduction_any_order(n, flipped);
+    std::vector<aether_edge> expected;
+    for (const auto& e : brute_reduction(n, edges))
+      expected.push_back(aether_edge{n - 1 - e.source, n - 1 - e.target});
+    std::sort(expected.begin(), expected.end(), [](const aether_edge& a, const aether_edge& b) {
+      return std::make_pair(a.source, a.target) < std::make_pair(b.source, b.target);
+    });
+    CHECK(any && same_edges(*any, expected));
+  }
+}
+
+void reduction_failures_name_the_edge_and_node() {
+  const std::vector<aether_edge> backwards = {{0, 1}, {2, 1}};
+  const auto reduced = aether::transitive_reduction(3, backwards);
+  CHECK(!reduced && reduced.status() == AETHER_STATUS_NOT_TOPOLOGICAL);
+  CHECK(reduced.error().index == 1);
+
+  const std::vector<aether_edge> far = {{0, 1}, {1, 2}, {1, 9}};
+  aether_edge out[3] = {{7, 7}, {7, 7}, {7, 7}};
+  const auto count = aether::transitive_reduction(3, far.data(), far.size(), out, 3);
+  CHECK(!count && count.status() == AETHER_STATUS_NODE_OUT_OF_RANGE);
+  CHECK(count.error().index == 2 && count.error().node == 9);
+  CHECK(out[0].source == 7 && out[2].target == 7);
+
+  const std::vector<aether_edge> cycle = {{0, 1}, {1, 2}, {2, 0}};
+  const auto any = aether::transitive_reduction_any_order(3, cycle);
+  CHECK(!any && any.status() == AETHER_STATUS_CYCLE);
+  CHECK(any.error().node != AETHER_NO_INDEX && any.error().node < 3);
+
+  const std::vector<aether_edge> two = {{0, 1}, {1, 2}};
+  aether_edge small[1] = {{7, 7}};
+  const auto too_small = aether::transitive_reduction(3, two.data(), two.size(), small, 1);
+  CHECK(!too_small && too_small.status() == AETHER_STATUS_BUFFER_TOO_SMALL);
+}
+
+void islands_label_components() {
+  const std::vector<aether_incidence> contacts = {{3, 1}, {2, 2}};
+  const auto found = aether::islands(4, contacts);
+  CHECK(found && found->island_count == 2);
+  CHECK((found->labels == std::vector<std::size_t>{AETHER_NO_ISLAND, 0, 1, 0}));
+
+  const std::vector<aether_incidence> bad = {{0, 1}, {1, 9}};
+  std::size_t labels[4] = {5, 5, 5, 5};
+  const auto count = aether::islands(4, bad.data(), bad.size(), labels);
+  CHECK(!count && count.status() == AETHER_STATUS_NODE_OUT_OF_RANGE);
+  CHECK(count.error().index == 1 && count.error().node == 9);
+  CHECK(labels[0] == 5 && labels[3] == 5);
+  CHECK(aether::islands(4, bad).error().index == 1);
+
+  // The int layout: -1 is the world, -1 labels are trees in no island.
+  const std::int32_t pairs[4] = {0, 1, 2, -1};
+  const auto engine = aether::islands_i32(4, pairs, 2);
+  CHECK(engine && engine->island_count == 2);
+  CHECK((engine->labels == std::vector<std::int32_t>{0, 0, 1, -1}));
+  const auto negative = aether::islands_i32(4, pairs, -2);
+  CHECK(!negative && negative.status() == AETHER_STATUS_NEGATIVE_COUNT);
+  CHECK(aether::islands_i32(-1, pairs, 2).status() == AETHER_STATUS_NEGATIVE_COUNT);
+}
+
+void a_result_moves_its_value_out() {
+  const std::vector<aether_tensor_lifetime> tensors = {{10, 0, 0}, {10, 0, 0}};
+  aether::offset_plan plan = std::move(aether::plan_offsets(tensors)).value();
+  CHECK(plan.arena_size == 20 && plan.offsets.size() == 2);
+}
+
+}  // namespace
+
+int main() {
+  offsets_match_the_c_call_and_are_sound();
+  offsets_reuse_the_leading_gap();
+  offsets_failure_names_the_tensor_and_writes_nothing();
+  offsets_with_options_align_and_report();
+  reduction_matches_its_definition();
+  reduction_failures_name_the_edge_and_node();
+  islands_label_components();
+  a_result_moves_its_value_out();
+  std::printf("C++ %ld: ", static_cast<long>(__cplusplus));
+  return report();
+}

@@ -1,0 +1,312 @@
+/*
+ * aether-planner for C++17 and later: header-only calls over the C API in
+ * aether_planner.h, taking std::vector or pointer + count, and returning a
+ * result that carries the status and, on failure, the `_explain` detail
+ * (which element, which node).
+ *
+ *   std::vector<aether_tensor_lifetime> tensors = ...;
+ *   auto plan = aether::plan_offsets(tensors);
+ *   if (!plan) {
+ *     std::fprintf(stderr, "tensor %zu: %s\n", plan.error().index, plan.message());
+ *     return;
+ *   }
+ *   use(plan->offsets, plan->arena_size);
+ *
+ * Nothing here throws but std::vector's own std::bad_alloc; the overloads
+ * that write into the caller's buffers allocate nothing. On failure those
+ * buffers are left as they were, as in C.
+ */
+#ifndef AETHER_PLANNER_HPP
+#define AETHER_PLANNER_HPP
+
+#include "aether_planner.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace aether {
+
+/* What a failed call reports: its status, the element at fault and the node
+ * at fault (AETHER_NO_INDEX where none applies). */
+using error_detail = aether_error_detail;
+
+/* A call's outcome: on success a T, else the status and its detail. */
+template <class T>
+class result {
+ public:
+  result(T value) : value_(std::move(value)), detail_{AETHER_STATUS_OK, AETHER_NO_INDEX, AETHER_NO_INDEX} {}
+  explicit result(const error_detail& detail) : value_(), detail_(detail) {}
+
+  bool ok() const noexcept { return detail_.status == AETHER_STATUS_OK; }
+  explicit operator bool() const noexcept { return ok(); }
+  aether_status status() const noexcept { return detail_.status; }
+  /* The status with the index and node at fault. */
+  const error_detail& error() const noexcept { return detail_; }
+  /* A static description of the status. */
+  const char* message() const noexcept { return aether_status_str(detail_.status); }
+
+  /* The value; meaningful only when ok(). */
+  T& value() & noexcept { return value_; }
+  const T& value() const& noexcept { return value_; }
+  T&& value() && noexcept { return std::move(value_); }
+  T* operator->() noexcept { return &value_; }
+  const T* operator->() const noexcept { return &value_; }
+  T& operator*() & noexcept { return value_; }
+  const T& operator*() const& noexcept { return value_; }
+
+ private:
+  T value_;
+  error_detail detail_;
+};
+
+struct offset_plan {
+  std::vector<std::size_t> offsets;
+  std::size_t arena_size = 0;
+};
+
+struct offset_plan_with_report {
+  std::vector<std::size_t> offsets;
+  aether_plan_report report{};
+};
+
+struct island_labels {
+  std::vector<std::size_t> labels; /* AETHER_NO_ISLAND: in no incidence */
+  std::size_t island_count = 0;
+};
+
+struct island_labels_i32 {
+  std::vector<std::int32_t> labels; /* -1: in no island */
+  std::int32_t island_count = 0;
+};
+
+/* The options with the defaults and this header's struct_size. */
+inline aether_plan_options default_plan_options() noexcept {
+  aether_plan_options options{};
+  aether_plan_options_init(&options);
+  return options;
+}
+
+namespace detail {
+
+/* The detail of a call that failed with `status`, from its `_explain` twin
+ * over the same inputs. Should the twin see another status (memory ran out
+ * in one of them), the call's own status stands, with no element named. */
+template <class Explain, class... Args>
+error_detail explain(aether_status status, Explain explain_call, Args... args) noexcept {
+  error_detail detail{status, AETHER_NO_INDEX, AETHER_NO_INDEX};
+  if (explain_call(args..., &detail) != AETHER_STATUS_OK || detail.status != status) {
+    detail = error_detail{status, AETHER_NO_INDEX, AETHER_NO_INDEX};
+  }
+  return detail;
+}
+
+/* For an entry point without an `_explain` twin: the status alone. */
+inline error_detail status_only(aether_status status) noexcept {
+  return error_detail{status, AETHER_NO_INDEX, AETHER_NO_INDEX};
+}
+
+template <class T>
+result<T> failure(const error_detail& detail) {
+  return result<T>(detail);
+}
+
+}  // namespace detail
+
+/* ---- offsets ---------------------------------------------------------- */
+
+/* Writes tensor_count offsets into offsets_out; the value is the arena size. */
+inline result<std::size_t> plan_offsets(const aether_tensor_lifetime* tensors,
+                                        std::size_t tensor_count, std::size_t* offsets_out) {
+  std::size_t arena = 0;
+  const aether_status status = aether_plan_offsets(tensors, tensor_count, offsets_out, &arena);
+  if (status != AETHER_STATUS_OK) {
+    return detail::failure<std::size_t>(
+        detail::explain(status, aether_plan_offsets_explain, tensors, tensor_count));
+  }
+  return arena;
+}
+
+inline result<offset_plan> plan_offsets(const aether_tensor_lifetime* tensors,
+                                        std::size_t tensor_count) {
+  offset_plan plan;
+  plan.offsets.resize(tensor_count);
+  const auto arena = plan_offsets(tensors, tensor_count, plan.offsets.data());
+  if (!arena) return detail::failure<offset_plan>(arena.error());
+  plan.arena_size = *arena;
+  return plan;
+}
+
+inline result<offset_plan> plan_offsets(const std::vector<aether_tensor_lifetime>& tensors) {
+  return plan_offsets(tensors.data(), tensors.size());
+}
+
+/* Writes tensor_count offsets into offsets_out; the value is the report. */
+inline result<aether_plan_report> plan_offsets_with(const aether_tensor_lifetime* tensors,
+                                                    std::size_t tensor_count,
+                                                    const aether_plan_options& options,
+                                                    std::size_t* offsets_out) {
+  aether_plan_report report{};
+  report.struct_size = sizeof report;
+  const aether_status status =
+      aether_plan_offsets_with(tensors, tensor_count, &options, offsets_out, &report);
+  if (status != AETHER_STATUS_OK) {
+    return detail::failure<aether_plan_report>(detail::explain(
+        status, aether_plan_offsets_with_explain, tensors, tensor_count, &options));
+  }
+  return report;
+}
+
+inline result<offset_plan_with_report> plan_offsets_with(
+    const aether_tensor_lifetime* tensors, std::size_t tensor_count,
+    const aether_plan_options& options) {
+  offset_plan_with_report plan;
+  plan.offsets.resize(tensor_count);
+  const auto report = plan_offsets_with(tensors, tensor_count, options, plan.offsets.data());
+  if (!report) return detail::failure<offset_plan_with_report>(report.error());
+  plan.report = *report;
+  return plan;
+}
+
+inline result<offset_plan_with_report> plan_offsets_with(
+    const std::vector<aether_tensor_lifetime>& tensors, const aether_plan_options& options) {
+  return plan_offsets_with(tensors.data(), tensors.size(), options);
+}
+
+inline result<std::size_t> peak_live_bytes(const aether_tensor_lifetime* tensors,
+                                           std::size_t tensor_count) {
+  std::size_t peak = 0;
+  const aether_status status = aether_peak_live_bytes(tensors, tensor_count, &peak);
+  if (status != AETHER_STATUS_OK) {
+    return detail::failure<std::size_t>(
+        detail::explain(status, aether_peak_live_bytes_explain, tensors, tensor_count));
+  }
+  return peak;
+}
+
+inline result<std::size_t> peak_live_bytes(const std::vector<aether_tensor_lifetime>& tensors) {
+  return peak_live_bytes(tensors.data(), tensors.size());
+}
+
+/* ---- transitive reduction --------------------------------------------- */
+
+/* Writes the reduction into edges_out (capacity edge_count always suffices;
+ * it may be edges itself); the value is the number of edges written. */
+inline result<std::size_t> transitive_reduction(std::size_t node_count, const aether_edge* edges,
+                                                std::size_t edge_count, aether_edge* edges_out,
+                                                std::size_t edges_out_capacity) {
+  std::size_t count = 0;
+  const aether_status status = aether_transitive_reduction(node_count, edges, edge_count,
+                                                           edges_out, edges_out_capacity, &count);
+  if (status != AETHER_STATUS_OK) {
+    return detail::failure<std::size_t>(detail::explain(
+        status, aether_transitive_reduction_explain, node_count, edges, edge_count));
+  }
+  return count;
+}
+
+inline result<std::vector<aether_edge>> transitive_reduction(std::size_t node_count,
+                                                             const aether_edge* edges,
+                                                             std::size_t edge_count) {
+  std::vector<aether_edge> reduced(edge_count);
+  const auto count = transitive_reduction(node_count, edges, edge_count, reduced.data(),
+                                          reduced.size());
+  if (!count) return detail::failure<std::vector<aether_edge>>(count.error());
+  reduced.resize(*count);
+  return reduced;
+}
+
+inline result<std::vector<aether_edge>> transitive_reduction(
+    std::size_t node_count, const std::vector<aether_edge>& edges) {
+  return transitive_reduction(node_count, edges.data(), edges.size());
+}
+
+/* The same for a DAG numbered in any order; a cycle is AETHER_STATUS_CYCLE. */
+inline result<std::size_t> transitive_reduction_any_order(std::size_t node_count,
+                                                          const aether_edge* edges,
+                                                          std::size_t edge_count,
+                                                          aether_edge* edges_out,
+                                                          std::size_t edges_out_capacity) {
+  std::size_t count = 0;
+  const aether_status status = aether_transitive_reduction_any_order(
+      node_count, edges, edge_count, edges_out, edges_out_capacity, &count);
+  if (status != AETHER_STATUS_OK) {
+    return detail::failure<std::size_t>(detail::explain(
+        status, aether_transitive_reduction_any_order_explain, node_count, edges, edge_count));
+  }
+  return count;
+}
+
+inline result<std::vector<aether_edge>> transitive_reduction_any_order(std::size_t node_count,
+                                                                       const aether_edge* edges,
+                                                                       std::size_t edge_count) {
+  std::vector<aether_edge> reduced(edge_count);
+  const auto count = transitive_reduction_any_order(node_count, edges, edge_count,
+                                                    reduced.data(), reduced.size());
+  if (!count) return detail::failure<std::vector<aether_edge>>(count.error());
+  reduced.resize(*count);
+  return reduced;
+}
+
+inline result<std::vector<aether_edge>> transitive_reduction_any_order(
+    std::size_t node_count, const std::vector<aether_edge>& edges) {
+  return transitive_reduction_any_order(node_count, edges.data(), edges.size());
+}
+
+/* ---- islands ------------------------------------------------------------ */
+
+/* Writes node_count labels into labels_out; the value is the island count. */
+inline result<std::size_t> islands(std::size_t node_count, const aether_incidence* incidences,
+                                   std::size_t incidence_count, std::size_t* labels_out) {
+  std::size_t count = 0;
+  const aether_status status =
+      aether_islands(node_count, incidences, incidence_count, labels_out, &count);
+  if (status != AETHER_STATUS_OK) {
+    return detail::failure<std::size_t>(detail::explain(status, aether_islands_explain,
+                                                        node_count, incidences, incidence_count));
+  }
+  return count;
+}
+
+inline result<island_labels> islands(std::size_t node_count, const aether_incidence* incidences,
+                                     std::size_t incidence_count) {
+  island_labels out;
+  out.labels.resize(node_count);
+  const auto count = islands(node_count, incidences, incidence_count, out.labels.data());
+  if (!count) return detail::failure<island_labels>(count.error());
+  out.island_count = *count;
+  return out;
+}
+
+inline result<island_labels> islands(std::size_t node_count,
+                                     const std::vector<aether_incidence>& incidences) {
+  return islands(node_count, incidences.data(), incidences.size());
+}
+
+/* A physics engine's int layout: 2 * pair_count ints, -1 for the world.
+ * Writes node_count labels into labels_out; the value is the island count. */
+inline result<std::int32_t> islands_i32(std::int32_t node_count, const std::int32_t* pairs,
+                                        std::int32_t pair_count, std::int32_t* labels_out) {
+  std::int32_t count = 0;
+  const aether_status status = aether_islands_i32(node_count, pairs, pair_count, labels_out, &count);
+  if (status != AETHER_STATUS_OK) {
+    return detail::failure<std::int32_t>(detail::status_only(status));
+  }
+  return count;
+}
+
+inline result<island_labels_i32> islands_i32(std::int32_t node_count, const std::int32_t* pairs,
+                                             std::int32_t pair_count) {
+  island_labels_i32 out;
+  /* A negative count is the C call's to refuse; no labels are needed then. */
+  out.labels.resize(node_count > 0 ? static_cast<std::size_t>(node_count) : 0);
+  const auto count = islands_i32(node_count, pairs, pair_count, out.labels.data());
+  if (!count) return detail::failure<island_labels_i32>(count.error());
+  out.island_count = *count;
+  return out;
+}
+
+}  // namespace aether
+
+#endif /* AETHER_PLANNER_HPP */
