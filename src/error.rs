@@ -147,7 +147,8 @@ impl fmt::Display for PlanError {
                 "incidence {incidence}: node {node} is out of range for {node_count} nodes"
             ),
             PlanError::OutOfMemory { bytes } => {
-                write!(f, "could not allocate {bytes} bytes of scratch memory")
+                let unit = if bytes == 1 { "byte" } else { "bytes" };
+                write!(f, "could not allocate {bytes} {unit} of scratch memory")
             }
             PlanError::InvalidAlignment { alignment } => {
                 write!(f, "alignment {alignment} is not a power of two")
