@@ -33,7 +33,18 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => assert!(!e.to_string().contains('\n')),
     }
-    if let Err(e) = read_csv(&any, "'size,first_use,last_use'") {
+    let rows = read_csv(&any, "'size,first_use,last_use'").and_then(|mut csv| {
+        let mut record = csv::StringRecord::new();
+        let mut last = csv.header_line;
+        while let Some(line) = csv.next_row(&mut record)? {
+            // Rows come in file order, each on a line of the text.
+            assert!(line > last && line <= lines + 1, "line {line} after {last}");
+            assert_eq!(record.len(), csv.header.len());
+            last = line;
+        }
+        Ok(())
+    });
+    if let Err(e) = rows {
         assert!(!e.to_string().contains(['\n', '\r']));
     }
 
