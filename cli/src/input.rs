@@ -5,11 +5,15 @@
 //! JSON by `serde_json`; this module only turns their records into numbers and
 //! their failures into messages.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
 use csv::StringRecord;
+use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -436,10 +440,140 @@ fn json_error(input: &Input, e: &serde_json::Error) -> CliError {
         .line(format!("not valid JSON (column {}): {message}", e.column()))
 }
 
+/// Any JSON value, refused if one of its objects (at any depth) has a key
+/// twice: serde_json would keep the last silently. The key goes to
+/// `repeated`, and the error carries the position just after it.
+struct DistinctKeys<'s> {
+    repeated: &'s RefCell<Option<String>>,
+}
+
+impl<'de> DeserializeSeed<'de> for DistinctKeys<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DistinctKeys<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq
+            .next_element_seed(DistinctKeys {
+                repeated: self.repeated,
+            })?
+            .is_some()
+        {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        // Objects are small (a pair's two keys): a list, until it is not.
+        let mut few: Vec<Cow<'de, str>> = Vec::new();
+        let mut many: HashSet<Cow<'de, str>> = HashSet::new();
+        while let Some(key) = map.next_key_seed(KeyText)? {
+            let seen = if many.is_empty() && few.len() < 16 {
+                let seen = few.contains(&key);
+                if !seen {
+                    few.push(key.clone());
+                }
+                seen
+            } else {
+                many.extend(few.drain(..));
+                !many.insert(key.clone())
+            };
+            if seen {
+                let message = format!("the key {key:?} appears twice");
+                *self.repeated.borrow_mut() = Some(key.into_owned());
+                return Err(A::Error::custom(message));
+            }
+            map.next_value_seed(DistinctKeys {
+                repeated: self.repeated,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// An object's key, borrowed from the text unless it has escapes.
+struct KeyText;
+
+impl<'de> DeserializeSeed<'de> for KeyText {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyText {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(key))
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(key.to_owned()))
+    }
+}
+
 fn read_json_pairs(input: &Input, spec: &PairSpec) -> Result<Pairs, CliError> {
     let text = input.text.as_str();
-    // A full parse first, so that syntax errors carry serde_json's position.
-    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| json_error(input, &e))?;
+    // A full parse first, so that syntax errors and repeated keys carry
+    // serde_json's position.
+    let repeated = RefCell::new(None);
+    let mut parser = serde_json::Deserializer::from_str(text);
+    let checked = DistinctKeys {
+        repeated: &repeated,
+    }
+    .deserialize(&mut parser)
+    .and_then(|()| parser.end());
+    if let Err(e) = checked {
+        // Syntax errors come first, worded as serde_json's plain parse words
+        // them (the walk above may word them differently).
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| json_error(input, &e))?;
+        return Err(match repeated.take() {
+            Some(key) => input.at(e.line().max(1)).field(
+                &truncate(&key),
+                "appears twice in one object; each key may appear once",
+            ),
+            None => json_error(input, &e),
+        });
+    }
 
     let [a, b] = spec.fields;
     let mut lines = LineCounter::new(text);
