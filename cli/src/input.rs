@@ -236,7 +236,9 @@ fn record_line(lines: &mut LineCounter<'_>, record: &StringRecord) -> usize {
 }
 
 fn csv_error(input: &Input, lines: &mut LineCounter<'_>, e: &csv::Error) -> CliError {
-    let line = e.position().map_or(1, |p| lines.line_after_breaks(p.byte()));
+    let line = e
+        .position()
+        .map_or(1, |p| lines.line_after_breaks(p.byte()));
     input.at(line).line(format!("not valid CSV: {e}"))
 }
 

@@ -423,7 +423,8 @@ impl Planned {
     /// The input's columns (less any `offset`) and then `offset`, one row
     /// per tensor in input order.
     pub fn csv(&self) -> Result<String, CliError> {
-        let mut writer = csv::Writer::from_writer(Vec::with_capacity(self.table.rows.text.len() * 2));
+        let mut writer =
+            csv::Writer::from_writer(Vec::with_capacity(self.table.rows.text.len() * 2));
         let fail = |e: csv::Error| CliError::new(format!("cannot format CSV: {e}"));
         let mut header = self.table.header.clone();
         header.push("offset".to_string());
