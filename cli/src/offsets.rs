@@ -474,10 +474,27 @@ impl Planned {
             proven_optimal: bool,
             search_nodes: u64,
             planning_seconds: f64,
-            plan: Vec<Tensor<'a>>,
+            plan: Tensors<'a>,
+        }
+        /// Every tensor, made one at a time as it is written.
+        struct Tensors<'a>(&'a Planned);
+        impl Serialize for Tensors<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let planned = self.0;
+                let table = &planned.table;
+                let aligned = planned.options.alignment > 1;
+                serializer.collect_seq((0..table.tensors.len()).map(|i| Tensor {
+                    line: table.lines[i],
+                    id: table.ids.as_ref().map(|ids| ids[i].as_str()),
+                    size: table.tensors[i].size,
+                    rounded_size: aligned.then_some(planned.planned[i].size),
+                    first_use: table.tensors[i].first_use,
+                    last_use: table.tensors[i].last_use,
+                    offset: planned.report.plan.offsets[i],
+                }))
+            }
         }
         let table = &self.table;
-        let aligned = self.options.alignment > 1;
         let plan = Plan {
             input: &table.name,
             format: table.format.header(),
@@ -491,22 +508,13 @@ impl Planned {
             proven_optimal: self.report.proven_optimal,
             search_nodes: self.report.search_nodes,
             planning_seconds: self.elapsed.as_secs_f64(),
-            plan: (0..table.tensors.len())
-                .map(|i| Tensor {
-                    line: table.lines[i],
-                    id: table.ids.as_ref().map(|ids| ids[i].as_str()),
-                    size: table.tensors[i].size,
-                    rounded_size: aligned.then_some(self.planned[i].size),
-                    first_use: table.tensors[i].first_use,
-                    last_use: table.tensors[i].last_use,
-                    offset: self.report.plan.offsets[i],
-                })
-                .collect(),
+            plan: Tensors(self),
         };
-        let mut text = serde_json::to_string_pretty(&plan)
-            .map_err(|e| CliError::new(format!("cannot format JSON: {e}")))?;
-        text.push('\n');
-        Ok(text)
+        let fail = |e: &dyn std::fmt::Display| CliError::new(format!("cannot format JSON: {e}"));
+        let mut bytes = Vec::with_capacity(200 * (table.tensors.len() + 1));
+        serde_json::to_writer_pretty(&mut bytes, &plan).map_err(|e| fail(&e))?;
+        bytes.push(b'\n');
+        String::from_utf8(bytes).map_err(|e| fail(&e))
     }
 
     /// An aligned table, one row per tensor in input order, lifetimes as
@@ -514,59 +522,132 @@ impl Planned {
     /// `end` is the offset plus the rounded size.
     pub fn table(&self) -> String {
         let table = &self.table;
-        let mut header = vec!["tensor", "line"];
-        if table.ids.is_some() {
-            header.push("id");
-        }
         let aligned = self.options.alignment > 1;
-        header.push("size");
-        if aligned {
-            header.push("rounded");
+        let mut columns = vec![Column::Tensor, Column::Line];
+        if table.ids.is_some() {
+            columns.push(Column::Id);
         }
-        header.extend(["first_use", "last_use", "offset", "end"]);
-        let rows: Vec<Vec<String>> = (0..table.tensors.len())
-            .map(|i| {
-                let t = &table.tensors[i];
-                let planned = self.planned[i].size;
-                let offset = self.report.plan.offsets[i];
-                let mut row = vec![i.to_string(), table.lines[i].to_string()];
-                if let Some(ids) = &table.ids {
-                    row.push(ids[i].clone());
+        columns.push(Column::Size);
+        if aligned {
+            columns.push(Column::Rounded);
+        }
+        columns.extend([
+            Column::FirstUse,
+            Column::LastUse,
+            Column::Offset,
+            Column::End,
+        ]);
+        // The widths first, then the rows written cell by cell into one
+        // reused buffer: no string per cell.
+        let mut widths: Vec<usize> = columns.iter().map(|c| c.heading().len()).collect();
+        for i in 0..table.tensors.len() {
+            for (column, width) in columns.iter().zip(&mut widths) {
+                *width = (*width).max(self.cell_width(*column, i));
+            }
+        }
+        let mut cell = String::new();
+        let row_width: usize = widths.iter().map(|w| w + 2).sum();
+        let mut out = String::with_capacity(row_width * (table.tensors.len() + 1));
+        let mut line = |out: &mut String, cells: &mut dyn FnMut(usize, &mut String)| {
+            for (c, &width) in widths.iter().enumerate() {
+                cell.clear();
+                cells(c, &mut cell);
+                if c > 0 {
+                    out.push_str("  ");
                 }
-                row.push(t.size.to_string());
-                if aligned {
-                    row.push(planned.to_string());
+                let pad = width.saturating_sub(cell.chars().count());
+                for _ in 0..pad {
+                    out.push(' ');
                 }
-                row.extend([
-                    t.first_use.to_string(),
-                    t.last_use.to_string(),
-                    offset.to_string(),
-                    (offset + planned).to_string(),
-                ]);
-                row
-            })
-            .collect();
-        let widths: Vec<usize> = (0..header.len())
-            .map(|c| {
-                rows.iter()
-                    .map(|r| r[c].chars().count())
-                    .chain([header[c].len()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let mut out = String::new();
-        let line = |out: &mut String, cells: &mut dyn Iterator<Item = &str>| {
-            let text: Vec<String> = cells
-                .zip(&widths)
-                .map(|(cell, &w)| format!("{cell:>w$}"))
-                .collect();
-            let _ = writeln!(out, "{}", text.join("  "));
+                out.push_str(&cell);
+            }
+            out.push('\n');
         };
-        line(&mut out, &mut header.iter().copied());
-        for row in &rows {
-            line(&mut out, &mut row.iter().map(String::as_str));
+        line(&mut out, &mut |c, cell| cell.push_str(columns[c].heading()));
+        for i in 0..table.tensors.len() {
+            line(&mut out, &mut |c, cell| {
+                self.write_cell(cell, columns[c], i)
+            });
         }
         out
+    }
+
+    /// The width in characters of what [`Planned::write_cell`] writes.
+    fn cell_width(&self, column: Column, i: usize) -> usize {
+        let digits = |mut n: usize| {
+            let mut count = 1;
+            while n >= 10 {
+                n /= 10;
+                count += 1;
+            }
+            count
+        };
+        let tensor = &self.table.tensors[i];
+        let offset = self.report.plan.offsets[i];
+        match column {
+            Column::Tensor => digits(i),
+            Column::Line => digits(self.table.lines[i]),
+            Column::Id => self
+                .table
+                .ids
+                .as_ref()
+                .map_or(0, |ids| ids[i].chars().count()),
+            Column::Size => digits(tensor.size),
+            Column::Rounded => digits(self.planned[i].size),
+            Column::FirstUse => digits(tensor.first_use),
+            Column::LastUse => digits(tensor.last_use),
+            Column::Offset => digits(offset),
+            Column::End => digits(offset + self.planned[i].size),
+        }
+    }
+
+    /// Writes tensor `i`'s cell of `column` of [`Planned::table`].
+    fn write_cell(&self, out: &mut String, column: Column, i: usize) {
+        let tensor = &self.table.tensors[i];
+        let offset = self.report.plan.offsets[i];
+        let _ = match column {
+            Column::Tensor => write!(out, "{i}"),
+            Column::Line => write!(out, "{}", self.table.lines[i]),
+            Column::Id => {
+                out.push_str(self.table.ids.as_ref().map_or("", |ids| &ids[i]));
+                Ok(())
+            }
+            Column::Size => write!(out, "{}", tensor.size),
+            Column::Rounded => write!(out, "{}", self.planned[i].size),
+            Column::FirstUse => write!(out, "{}", tensor.first_use),
+            Column::LastUse => write!(out, "{}", tensor.last_use),
+            Column::Offset => write!(out, "{offset}"),
+            Column::End => write!(out, "{}", offset + self.planned[i].size),
+        };
+    }
+}
+
+/// The columns of [`Planned::table`].
+#[derive(Clone, Copy)]
+enum Column {
+    Tensor,
+    Line,
+    Id,
+    Size,
+    Rounded,
+    FirstUse,
+    LastUse,
+    Offset,
+    End,
+}
+
+impl Column {
+    fn heading(self) -> &'static str {
+        match self {
+            Column::Tensor => "tensor",
+            Column::Line => "line",
+            Column::Id => "id",
+            Column::Size => "size",
+            Column::Rounded => "rounded",
+            Column::FirstUse => "first_use",
+            Column::LastUse => "last_use",
+            Column::Offset => "offset",
+            Column::End => "end",
+        }
     }
 }
