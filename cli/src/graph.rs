@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use aether_planner::{try_islands, try_transitive_reduction, PlanError};
 
 use crate::input::{read_pairs, At, CliError, Input, PairSpec, Pairs};
-use crate::units::{human_bytes, plural};
+use crate::units::{grouped, human_bytes, plural};
 
 /// The node count to use, and what set it (for messages).
 struct NodeCount {
@@ -14,16 +14,46 @@ struct NodeCount {
     origin: String,
 }
 
+/// The most nodes an edge list may ask for beyond two per edge (all its
+/// edges can name): `reduce` keeps a bit matrix of about N²/16 bytes.
+pub const REDUCE_SPARE_NODES: usize = 16_384;
+
+/// The same for an incidence list: `islands` needs tens of bytes per node.
+pub const ISLANDS_SPARE_NODES: usize = 1 << 20;
+
 /// `--nodes` if given, else the JSON object's `"nodes"`, else one more than
-/// the largest node named.
-fn node_count(input: &Input, pairs: &Pairs, flag: Option<usize>) -> Result<NodeCount, CliError> {
+/// the largest node named. A count from the file may be at most two per
+/// pair plus `spare`, so that memory follows the size of the file, not a
+/// number in it; `--nodes` is taken as given.
+fn node_count(
+    input: &Input,
+    spec: &PairSpec,
+    pairs: &Pairs,
+    flag: Option<usize>,
+    spare: usize,
+) -> Result<NodeCount, CliError> {
     if let Some(count) = flag {
         return Ok(NodeCount {
             count,
             origin: format!("--nodes {count}"),
         });
     }
+    let limit = pairs.pairs.len().saturating_mul(2).saturating_add(spare);
+    let pair = spec.list_key.strip_suffix('s').unwrap_or(spec.list_key);
+    let over = |count: usize| {
+        format!(
+            "more than a file may ask for: at most 2 per {pair} plus {}, here {}; give \
+             --nodes {count} to allow it",
+            grouped(spare),
+            grouped(limit)
+        )
+    };
     if let Some((count, line)) = pairs.nodes {
+        if count > limit {
+            return Err(input
+                .at(line)
+                .field("nodes", format!("{count} nodes is {}", over(count))));
+        }
         return Ok(NodeCount {
             count,
             origin: format!("\"nodes\": {count} on line {line}"),
@@ -41,11 +71,18 @@ fn node_count(input: &Input, pairs: &Pairs, flag: Option<usize>) -> Result<NodeC
         }),
         Some((i, &(a, b))) => {
             let node = a.max(b);
+            let at = input.at(pairs.lines[i]);
             let count = node.checked_add(1).ok_or_else(|| {
-                input.at(pairs.lines[i]).line(format!(
+                at.line(format!(
                     "node {node} is too large: the node count {node} + 1 does not fit"
                 ))
             })?;
+            if count > limit {
+                return Err(at.field(
+                    field_naming(spec, pairs, i, node),
+                    format!("node {node} makes {count} nodes, {}", over(count)),
+                ));
+            }
             Ok(NodeCount {
                 count,
                 origin: format!("the largest node, {node}, plus one"),
@@ -149,7 +186,7 @@ pub struct Reduced {
 /// Reads an edge list and reduces it.
 pub fn reduce(input: &Input, nodes: Option<usize>) -> Result<Reduced, CliError> {
     let pairs = read_pairs(input, &EDGES)?;
-    let count = node_count(input, &pairs, nodes)?;
+    let count = node_count(input, &EDGES, &pairs, nodes, REDUCE_SPARE_NODES)?;
     let kept = try_transitive_reduction(count.count, &pairs.pairs)
         .map_err(|e| refused(input, &EDGES, &pairs, &count, e))?;
     let mut distinct = pairs.pairs.clone();
@@ -221,7 +258,7 @@ pub struct Islands {
 /// Reads an incidence list and finds its islands.
 pub fn islands(input: &Input, nodes: Option<usize>) -> Result<Islands, CliError> {
     let pairs = read_pairs(input, &INCIDENCES)?;
-    let count = node_count(input, &pairs, nodes)?;
+    let count = node_count(input, &INCIDENCES, &pairs, nodes, ISLANDS_SPARE_NODES)?;
     let (labels, islands) = try_islands(count.count, &pairs.pairs)
         .map_err(|e| refused(input, &INCIDENCES, &pairs, &count, e))?;
     let mut sizes = vec![0; islands];

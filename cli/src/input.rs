@@ -5,11 +5,15 @@
 //! JSON by `serde_json`; this module only turns their records into numbers and
 //! their failures into messages.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
 use csv::StringRecord;
+use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -144,20 +148,20 @@ pub fn parse_count(at: At<'_>, field: &str, raw: &str) -> Result<usize, CliError
     }
 }
 
-/// A CSV file split into its header and data rows.
-pub struct CsvTable {
+/// A CSV file with its header read, its data rows read one at a time.
+pub struct CsvTable<'a> {
     /// The header's fields, lower-cased.
     pub header: Vec<String>,
     /// The header's fields as written.
     pub written: Vec<String>,
     /// The header's line.
     pub header_line: usize,
-    /// `(line, fields)` of each data row, in file order; blank lines are
-    /// skipped. Every row has as many fields as the header.
-    pub rows: Vec<(usize, StringRecord)>,
+    input: &'a Input,
+    reader: csv::Reader<&'a [u8]>,
+    lines: LineCounter<'a>,
 }
 
-impl CsvTable {
+impl<'a> CsvTable<'a> {
     /// The position of each of `names` in the header, or an error naming the
     /// first one missing. `expected` describes the accepted headers.
     pub fn columns<const N: usize>(
@@ -185,13 +189,64 @@ impl CsvTable {
     pub fn column(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|h| h == name)
     }
+
+    /// Reads the next data row into `record` and returns its line, or `None`
+    /// at the end. Blank lines are skipped; a row with more or fewer fields
+    /// than the header is an error. One record is reused for every row, so
+    /// reading allocates nothing per row.
+    pub fn next_row(&mut self, record: &mut StringRecord) -> Result<Option<usize>, CliError> {
+        let line = loop {
+            match self.reader.read_record(record) {
+                Ok(false) => return Ok(None),
+                // Lines of nothing but spaces are skipped like empty ones.
+                Ok(true) if record.iter().all(str::is_empty) => continue,
+                Ok(true) => break record_line(&mut self.lines, record),
+                Err(e) => return Err(csv_error(self.input, &mut self.lines, &e)),
+            }
+        };
+        let header = &self.header;
+        if record.len() < header.len() {
+            return Err(self.input.at(line).field(
+                &header[record.len()],
+                format!(
+                    "missing; the row has {} of the header's {} fields ({})",
+                    record.len(),
+                    header.len(),
+                    header.join(",")
+                ),
+            ));
+        }
+        if record.len() > header.len() {
+            return Err(self.input.at(line).line(format!(
+                "{} fields, but the header ({}) has {}",
+                record.len(),
+                header.join(","),
+                header.len()
+            )));
+        }
+        Ok(Some(line))
+    }
 }
 
-/// Splits `input` as CSV with a header line. `expected` describes the
-/// accepted headers for messages. Column names are compared without case and
-/// surrounding spaces; a repeated name is an error, and so is a row with more
-/// or fewer fields than the header.
-pub fn read_csv(input: &Input, expected: &str) -> Result<CsvTable, CliError> {
+/// The line a record read by the csv crate starts on.
+fn record_line(lines: &mut LineCounter<'_>, record: &StringRecord) -> usize {
+    record
+        .position()
+        .map_or(1, |p| lines.line_after_breaks(p.byte()))
+}
+
+fn csv_error(input: &Input, lines: &mut LineCounter<'_>, e: &csv::Error) -> CliError {
+    let line = e
+        .position()
+        .map_or(1, |p| lines.line_after_breaks(p.byte()));
+    input.at(line).line(format!("not valid CSV: {e}"))
+}
+
+/// Opens `input` as CSV with a header line and reads the header; the rows
+/// follow with [`CsvTable::next_row`]. `expected` describes the accepted
+/// headers for messages. Column names are compared without case and
+/// surrounding spaces; a repeated name is an error.
+pub fn read_csv<'a>(input: &'a Input, expected: &str) -> Result<CsvTable<'a>, CliError> {
     input.require_content(&format!("a header line {expected}"))?;
 
     let mut reader = csv::ReaderBuilder::new()
@@ -199,22 +254,17 @@ pub fn read_csv(input: &Input, expected: &str) -> Result<CsvTable, CliError> {
         .flexible(true)
         .trim(csv::Trim::All)
         .from_reader(input.text.as_bytes());
-    // Lines of nothing but spaces are skipped like empty ones.
-    let mut records = reader
-        .records()
-        .filter(|r| !matches!(r, Ok(record) if record.iter().all(str::is_empty)));
-    let text = input.text.as_str();
-    let line_of_record = |r: &StringRecord| r.position().map_or(1, |p| line_at(text, p.byte()));
-    let csv_error = |e: csv::Error| {
-        let line = e.position().map_or(1, |p| line_at(text, p.byte()));
-        input.at(line).line(format!("not valid CSV: {e}"))
-    };
-
-    let first = match records.next() {
-        Some(record) => record.map_err(csv_error)?,
-        None => return Err(input.at(1).line(format!("empty file; expected {expected}"))),
-    };
-    let header_line = line_of_record(&first);
+    let mut lines = LineCounter::new(&input.text);
+    let mut first = StringRecord::new();
+    loop {
+        match reader.read_record(&mut first) {
+            Ok(false) => return Err(input.at(1).line(format!("empty file; expected {expected}"))),
+            Ok(true) if first.iter().all(str::is_empty) => continue,
+            Ok(true) => break,
+            Err(e) => return Err(csv_error(input, &mut lines, &e)),
+        }
+    }
+    let header_line = record_line(&mut lines, &first);
     let shown = first.iter().collect::<Vec<_>>().join(",");
     if first
         .iter()
@@ -233,38 +283,43 @@ pub fn read_csv(input: &Input, expected: &str) -> Result<CsvTable, CliError> {
                 .field(name, "appears twice in the header"));
         }
     }
-
-    let mut rows = Vec::new();
-    for record in records {
-        let record = record.map_err(csv_error)?;
-        let line = line_of_record(&record);
-        if record.len() < header.len() {
-            return Err(input.at(line).field(
-                &header[record.len()],
-                format!(
-                    "missing; the row has {} of the header's {} fields ({})",
-                    record.len(),
-                    header.len(),
-                    header.join(",")
-                ),
-            ));
-        }
-        if record.len() > header.len() {
-            return Err(input.at(line).line(format!(
-                "{} fields, but the header ({}) has {}",
-                record.len(),
-                header.join(","),
-                header.len()
-            )));
-        }
-        rows.push((line, record));
-    }
     Ok(CsvTable {
         header,
         written: first.iter().map(str::to_string).collect(),
         header_line,
-        rows,
+        input,
+        reader,
+        lines,
     })
+}
+
+/// The first error of a file read in one pass, where malformed rows (CSV
+/// syntax, field counts) take precedence over bad values: a bad value is
+/// kept while the rest of the file is checked for malformed rows.
+#[derive(Default)]
+pub struct FirstError(Option<CliError>);
+
+impl FirstError {
+    /// Keeps `error` if it is the first bad value.
+    pub fn keep<T>(&mut self, result: Result<T, CliError>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(error) => {
+                self.0.get_or_insert(error);
+                None
+            }
+        }
+    }
+
+    /// Whether a bad value was seen.
+    pub fn found(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// The bad value's error, if there was one.
+    pub fn into_result(self) -> Result<(), CliError> {
+        self.0.map_or(Ok(()), Err)
+    }
 }
 
 /// What a list of node pairs is called in a given subcommand.
@@ -295,50 +350,85 @@ pub fn read_pairs(input: &Input, spec: &PairSpec) -> Result<Pairs, CliError> {
         return read_json_pairs(input, spec);
     }
     let expected = format!("'{a},{b}'");
-    let csv = read_csv(input, &expected)?;
+    let mut csv = read_csv(input, &expected)?;
     let [ia, ib] = csv.columns(input, [a, b], &expected)?;
     let mut pairs = Pairs {
-        pairs: Vec::with_capacity(csv.rows.len()),
-        lines: Vec::with_capacity(csv.rows.len()),
+        pairs: Vec::new(),
+        lines: Vec::new(),
         nodes: None,
     };
-    for (line, record) in &csv.rows {
-        let at = input.at(*line);
-        let first = parse_count(at, a, &record[ia])?;
-        let second = parse_count(at, b, &record[ib])?;
-        pairs.pairs.push((first, second));
-        pairs.lines.push(*line);
+    let mut bad = FirstError::default();
+    let mut record = StringRecord::new();
+    while let Some(line) = csv.next_row(&mut record)? {
+        if bad.found() {
+            continue;
+        }
+        let at = input.at(line);
+        let pair = parse_count(at, a, &record[ia])
+            .and_then(|first| Ok((first, parse_count(at, b, &record[ib])?)));
+        if let Some(pair) = bad.keep(pair) {
+            pairs.pairs.push(pair);
+            pairs.lines.push(line);
+        }
     }
+    bad.into_result()?;
     Ok(pairs)
 }
 
-/// The 1-based line of the first character at or after byte `offset` that
-/// is not a line break. The csv crate's own line numbers, and its byte
-/// offsets, count from where it began to read a record, before any blank
-/// lines it skipped.
-fn line_at(text: &str, offset: u64) -> usize {
-    let offset = usize::try_from(offset)
-        .unwrap_or(usize::MAX)
-        .min(text.len());
-    let before = text.as_bytes()[..offset]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count();
-    let skipped = text.as_bytes()[offset..]
-        .iter()
-        .take_while(|&&b| b == b'\n' || b == b'\r')
-        .filter(|&&b| b == b'\n')
-        .count();
-    1 + before + skipped
+/// Line numbers of byte offsets in one text, counted onward from the offset
+/// asked about last: asking in file order reads the text once, however many
+/// rows it has. An offset before the last one starts the count over.
+struct LineCounter<'a> {
+    bytes: &'a [u8],
+    /// The last offset asked about, and its 1-based line.
+    offset: usize,
+    line: usize,
 }
 
-/// The 1-based line on which `part`, a slice of `text`, starts.
-fn line_of(text: &str, part: &str) -> usize {
-    let offset = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-    1 + text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
+impl<'a> LineCounter<'a> {
+    fn new(text: &'a str) -> Self {
+        LineCounter {
+            bytes: text.as_bytes(),
+            offset: 0,
+            line: 1,
+        }
+    }
+
+    /// The 1-based line of byte `offset` (the end of the text if past it).
+    fn line(&mut self, offset: usize) -> usize {
+        let offset = offset.min(self.bytes.len());
+        if offset < self.offset {
+            self.offset = 0;
+            self.line = 1;
+        }
+        self.line += self.bytes[self.offset..offset]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.offset = offset;
+        self.line
+    }
+
+    /// The 1-based line of the first character at or after byte `offset`
+    /// that is not a line break. The csv crate's own line numbers, and its
+    /// byte offsets, count from where it began to read a record, before any
+    /// blank lines it skipped.
+    fn line_after_breaks(&mut self, offset: u64) -> usize {
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.bytes.len());
+        let breaks = self.bytes[start..]
+            .iter()
+            .take_while(|&&b| b == b'\n' || b == b'\r')
+            .count();
+        self.line(start + breaks)
+    }
+
+    /// The 1-based line on which `part`, a slice of the text, starts.
+    fn line_of(&mut self, part: &str) -> usize {
+        let start = self.bytes.as_ptr() as usize;
+        self.line((part.as_ptr() as usize).saturating_sub(start))
+    }
 }
 
 /// A serde_json error as `FILE:LINE: …`, without serde_json's own
@@ -352,12 +442,143 @@ fn json_error(input: &Input, e: &serde_json::Error) -> CliError {
         .line(format!("not valid JSON (column {}): {message}", e.column()))
 }
 
+/// Any JSON value, refused if one of its objects (at any depth) has a key
+/// twice: serde_json would keep the last silently. The key goes to
+/// `repeated`, and the error carries the position just after it.
+struct DistinctKeys<'s> {
+    repeated: &'s RefCell<Option<String>>,
+}
+
+impl<'de> DeserializeSeed<'de> for DistinctKeys<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DistinctKeys<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq
+            .next_element_seed(DistinctKeys {
+                repeated: self.repeated,
+            })?
+            .is_some()
+        {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        // Objects are small (a pair's two keys): a list, until it is not.
+        let mut few: Vec<Cow<'de, str>> = Vec::new();
+        let mut many: HashSet<Cow<'de, str>> = HashSet::new();
+        while let Some(key) = map.next_key_seed(KeyText)? {
+            let seen = if many.is_empty() && few.len() < 16 {
+                let seen = few.contains(&key);
+                if !seen {
+                    few.push(key.clone());
+                }
+                seen
+            } else {
+                many.extend(few.drain(..));
+                !many.insert(key.clone())
+            };
+            if seen {
+                let message = format!("the key {key:?} appears twice");
+                *self.repeated.borrow_mut() = Some(key.into_owned());
+                return Err(A::Error::custom(message));
+            }
+            map.next_value_seed(DistinctKeys {
+                repeated: self.repeated,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// An object's key, borrowed from the text unless it has escapes.
+struct KeyText;
+
+impl<'de> DeserializeSeed<'de> for KeyText {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyText {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(key))
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(key.to_owned()))
+    }
+}
+
 fn read_json_pairs(input: &Input, spec: &PairSpec) -> Result<Pairs, CliError> {
     let text = input.text.as_str();
-    // A full parse first, so that syntax errors carry serde_json's position.
-    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| json_error(input, &e))?;
+    // A full parse first, so that syntax errors and repeated keys carry
+    // serde_json's position.
+    let repeated = RefCell::new(None);
+    let mut parser = serde_json::Deserializer::from_str(text);
+    let checked = DistinctKeys {
+        repeated: &repeated,
+    }
+    .deserialize(&mut parser)
+    .and_then(|()| parser.end());
+    if let Err(e) = checked {
+        // Syntax errors come first, worded as serde_json's plain parse words
+        // them (the walk above may word them differently).
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| json_error(input, &e))?;
+        return Err(match repeated.take() {
+            Some(key) => input.at(e.line().max(1)).field(
+                &truncate(&key),
+                "appears twice in one object; each key may appear once",
+            ),
+            None => json_error(input, &e),
+        });
+    }
 
     let [a, b] = spec.fields;
+    let mut lines = LineCounter::new(text);
     let mut nodes = None;
     let items: Vec<&RawValue> = if text.trim_start().starts_with('[') {
         serde_json::from_str(text).map_err(|e| json_error(input, &e))?
@@ -369,7 +590,7 @@ fn read_json_pairs(input: &Input, spec: &PairSpec) -> Result<Pairs, CliError> {
                 .collect();
         let mut list = None;
         for (key, value) in object {
-            let at = input.at(line_of(text, value.get()));
+            let at = input.at(lines.line_of(value.get()));
             if key == spec.list_key {
                 list = Some(
                     serde_json::from_str::<Vec<&RawValue>>(value.get())
@@ -400,7 +621,7 @@ fn read_json_pairs(input: &Input, spec: &PairSpec) -> Result<Pairs, CliError> {
     };
     let shape = format!("[{a}, {b}] or {{\"{a}\": …, \"{b}\": …}}");
     for item in items {
-        let line = line_of(text, item.get());
+        let line = lines.line_of(item.get());
         let at = input.at(line);
         let value: Value = serde_json::from_str(item.get()).map_err(|e| json_error(input, &e))?;
         let (first, second) = match &value {

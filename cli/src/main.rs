@@ -105,6 +105,11 @@ for every edge), as CSV with the header source,target, or as JSON: an array of
 {\"nodes\": N, \"edges\": [...]}. The nodes are 0..N-1, where N is --nodes, else the
 JSON's \"nodes\", else one more than the largest node named.
 
+Memory: the reduction keeps a bit matrix of about N²/16 bytes. So that a small
+file cannot ask for a large one, a node count from the file (\"nodes\", or the
+largest node plus one) may be at most 2 per edge plus 16,384; more is refused,
+naming the line. --nodes N is taken as given.
+
 Example (FILE):
   source,target
   0,1
@@ -126,6 +131,11 @@ of [a, b] pairs or {\"a\": x, \"b\": y} objects, or an object {\"nodes\": N,
 \"nodes\", else one more than the largest node named. An incidence (t, t) puts t
 in an island of its own; a node in no incidence is in no island (`none`).
 Islands are numbered by their smallest node.
+
+Memory: tens of bytes per node. So that a small file cannot ask for gigabytes, a
+node count from the file (\"nodes\", or the largest node plus one) may be at
+most 2 per incidence plus 1,048,576; more is refused, naming the line. --nodes N
+is taken as given.
 
 Example (FILE):
   a,b

@@ -10,7 +10,9 @@ use aether_planner::{
 };
 use serde::Serialize;
 
-use crate::input::{parse_count, read_csv, CliError, Input};
+use csv::StringRecord;
+
+use crate::input::{parse_count, read_csv, At, CliError, FirstError, Input};
 use crate::units::{grouped, grouped_u64, human_bytes, human_duration, plural};
 
 /// The header lines `offsets` accepts, for messages.
@@ -45,7 +47,7 @@ pub struct TensorTable {
     /// The header's fields as written, without an `offset` column.
     pub header: Vec<String>,
     /// Each row's fields as written, without an `offset` column.
-    pub rows: Vec<Vec<String>>,
+    pub rows: Rows,
     /// Each tensor's line in the file.
     pub lines: Vec<usize>,
     /// Each tensor's `id` column, if the file has one.
@@ -54,11 +56,55 @@ pub struct TensorTable {
     pub tensors: Vec<TensorLifetime>,
 }
 
+/// The fields of every row in one buffer, so that a large table costs two
+/// allocations rather than one per field.
+pub struct Rows {
+    text: String,
+    /// Where each field ends in `text`, row after row.
+    ends: Vec<usize>,
+    /// Fields per row.
+    width: usize,
+}
+
+impl Rows {
+    fn new(width: usize) -> Self {
+        Rows {
+            text: String::new(),
+            ends: Vec::new(),
+            width,
+        }
+    }
+
+    /// Appends a row of exactly `width` fields.
+    fn push<'a>(&mut self, fields: impl Iterator<Item = &'a str>) {
+        for field in fields {
+            self.text.push_str(field);
+            self.ends.push(self.text.len());
+        }
+        debug_assert_eq!(self.ends.len() % self.width.max(1), 0);
+    }
+
+    /// Row `i`'s fields.
+    pub fn row(&self, i: usize) -> impl Iterator<Item = &str> {
+        let ends = &self.ends[i * self.width..(i + 1) * self.width];
+        let mut start = if i == 0 || self.width == 0 {
+            0
+        } else {
+            self.ends[i * self.width - 1]
+        };
+        ends.iter().map(move |&end| {
+            let field = &self.text[start..end];
+            start = end;
+            field
+        })
+    }
+}
+
 /// Reads a tensor table in either format, detected from its header. Columns
 /// may come in any order; other columns are kept for the CSV output, except a
 /// column `offset`, which the plan replaces.
 pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
-    let csv = read_csv(input, EXPECTED_HEADERS)?;
+    let mut csv = read_csv(input, EXPECTED_HEADERS)?;
     let format = if csv.column("first_use").is_some() || csv.column("last_use").is_some() {
         TableFormat::Inclusive
     } else if csv.column("lower").is_some() || csv.column("upper").is_some() {
@@ -69,65 +115,94 @@ pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
             csv.header.join(",")
         )));
     };
-    let [size, from, to] = match format {
-        TableFormat::Inclusive => ["size", "first_use", "last_use"],
-        TableFormat::MiniMalloc => ["size", "lower", "upper"],
-    };
-    let [size_col, from_col, to_col] = csv.columns(input, [size, from, to], EXPECTED_HEADERS)?;
+    let [size_col, from_col, to_col] = csv.columns(input, columns(format), EXPECTED_HEADERS)?;
     let id_col = csv.column("id");
     let offset_col = csv.column("offset");
-    let keep = |fields: &mut dyn Iterator<Item = &str>| -> Vec<String> {
-        fields
-            .enumerate()
-            .filter(|&(i, _)| Some(i) != offset_col)
-            .map(|(_, f)| f.to_string())
-            .collect()
+    let kept = |(i, _): &(usize, &str)| Some(*i) != offset_col;
+    let header: Vec<String> = csv
+        .written
+        .iter()
+        .map(String::as_str)
+        .enumerate()
+        .filter(kept)
+        .map(|(_, f)| f.to_string())
+        .collect();
+    let mut table = TensorTable {
+        name: input.name.clone(),
+        format,
+        rows: Rows::new(header.len()),
+        header,
+        lines: Vec::new(),
+        ids: id_col.map(|_| Vec::new()),
+        tensors: Vec::new(),
     };
-
-    if csv.rows.is_empty() {
+    let mut bad = FirstError::default();
+    let mut record = StringRecord::new();
+    let mut count = 0usize;
+    while let Some(line) = csv.next_row(&mut record)? {
+        count += 1;
+        if bad.found() {
+            continue;
+        }
+        let at = input.at(line);
+        let Some(tensor) = bad.keep(tensor_of(at, &record, format, [size_col, from_col, to_col]))
+        else {
+            continue;
+        };
+        table.tensors.push(tensor);
+        table.lines.push(line);
+        table
+            .rows
+            .push(record.iter().enumerate().filter(kept).map(|(_, f)| f));
+        if let (Some(ids), Some(col)) = (table.ids.as_mut(), id_col) {
+            ids.push(record[col].to_string());
+        }
+    }
+    bad.into_result()?;
+    if count == 0 {
         return Err(input.at(csv.header_line + 1).line(format!(
             "no tensors: the header {:?} is not followed by any row",
             csv.header.join(",")
         )));
     }
-    let mut table = TensorTable {
-        name: input.name.clone(),
-        format,
-        header: keep(&mut csv.written.iter().map(String::as_str)),
-        rows: Vec::with_capacity(csv.rows.len()),
-        lines: Vec::with_capacity(csv.rows.len()),
-        ids: id_col.map(|_| Vec::with_capacity(csv.rows.len())),
-        tensors: Vec::with_capacity(csv.rows.len()),
-    };
-    for (line, record) in &csv.rows {
-        let at = input.at(*line);
-        let bytes = parse_count(at, size, &record[size_col])?;
-        let start = parse_count(at, from, &record[from_col])?;
-        let end = parse_count(at, to, &record[to_col])?;
-        let tensor = match format {
-            // The library checks first_use <= last_use and names the tensor.
-            TableFormat::Inclusive => TensorLifetime::new(bytes, start, end),
-            TableFormat::MiniMalloc => {
-                if end <= start {
-                    return Err(at.field(
-                        "upper",
-                        format!(
-                            "{end} is not above lower {start}; upper is exclusive, so the \
-                             buffer would be live at no time"
-                        ),
-                    ));
-                }
-                TensorLifetime::new(bytes, start, end - 1)
-            }
-        };
-        table.tensors.push(tensor);
-        table.lines.push(*line);
-        table.rows.push(keep(&mut record.iter()));
-        if let (Some(ids), Some(col)) = (table.ids.as_mut(), id_col) {
-            ids.push(record[col].to_string());
-        }
-    }
     Ok(table)
+}
+
+/// One row's lifetime, from the columns `[size, from, to]` of `format`.
+fn tensor_of(
+    at: At<'_>,
+    record: &StringRecord,
+    format: TableFormat,
+    [size_col, from_col, to_col]: [usize; 3],
+) -> Result<TensorLifetime, CliError> {
+    let [size, from, to] = columns(format);
+    let bytes = parse_count(at, size, &record[size_col])?;
+    let start = parse_count(at, from, &record[from_col])?;
+    let end = parse_count(at, to, &record[to_col])?;
+    Ok(match format {
+        // The library checks first_use <= last_use and names the tensor.
+        TableFormat::Inclusive => TensorLifetime::new(bytes, start, end),
+        TableFormat::MiniMalloc => {
+            if end <= start {
+                return Err(at.field(
+                    "upper",
+                    format!(
+                        "{end} is not above lower {start}; upper is exclusive, so the \
+                         buffer would be live at no time"
+                    ),
+                ));
+            }
+            TensorLifetime::new(bytes, start, end - 1)
+        }
+    })
+}
+
+/// The size and lifetime columns of `format`.
+fn columns(format: TableFormat) -> [&'static str; 3] {
+    match format {
+        TableFormat::Inclusive => ["size", "first_use", "last_use"],
+        TableFormat::MiniMalloc => ["size", "lower", "upper"],
+    }
 }
 
 /// A planned table.
@@ -348,15 +423,21 @@ impl Planned {
     /// The input's columns (less any `offset`) and then `offset`, one row
     /// per tensor in input order.
     pub fn csv(&self) -> Result<String, CliError> {
-        let mut writer = csv::Writer::from_writer(Vec::new());
+        let mut writer =
+            csv::Writer::from_writer(Vec::with_capacity(self.table.rows.text.len() * 2));
         let fail = |e: csv::Error| CliError::new(format!("cannot format CSV: {e}"));
         let mut header = self.table.header.clone();
         header.push("offset".to_string());
         writer.write_record(&header).map_err(fail)?;
-        for (row, offset) in self.table.rows.iter().zip(&self.report.plan.offsets) {
-            let mut record = row.clone();
-            record.push(offset.to_string());
-            writer.write_record(&record).map_err(fail)?;
+        let mut number = String::new();
+        for (i, &offset) in self.report.plan.offsets.iter().enumerate() {
+            for field in self.table.rows.row(i) {
+                writer.write_field(field).map_err(fail)?;
+            }
+            number.clear();
+            let _ = write!(number, "{offset}");
+            writer.write_field(&number).map_err(fail)?;
+            writer.write_record(None::<&[u8]>).map_err(fail)?;
         }
         let bytes = writer
             .into_inner()
@@ -393,10 +474,27 @@ impl Planned {
             proven_optimal: bool,
             search_nodes: u64,
             planning_seconds: f64,
-            plan: Vec<Tensor<'a>>,
+            plan: Tensors<'a>,
+        }
+        /// Every tensor, made one at a time as it is written.
+        struct Tensors<'a>(&'a Planned);
+        impl Serialize for Tensors<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let planned = self.0;
+                let table = &planned.table;
+                let aligned = planned.options.alignment > 1;
+                serializer.collect_seq((0..table.tensors.len()).map(|i| Tensor {
+                    line: table.lines[i],
+                    id: table.ids.as_ref().map(|ids| ids[i].as_str()),
+                    size: table.tensors[i].size,
+                    rounded_size: aligned.then_some(planned.planned[i].size),
+                    first_use: table.tensors[i].first_use,
+                    last_use: table.tensors[i].last_use,
+                    offset: planned.report.plan.offsets[i],
+                }))
+            }
         }
         let table = &self.table;
-        let aligned = self.options.alignment > 1;
         let plan = Plan {
             input: &table.name,
             format: table.format.header(),
@@ -410,22 +508,13 @@ impl Planned {
             proven_optimal: self.report.proven_optimal,
             search_nodes: self.report.search_nodes,
             planning_seconds: self.elapsed.as_secs_f64(),
-            plan: (0..table.tensors.len())
-                .map(|i| Tensor {
-                    line: table.lines[i],
-                    id: table.ids.as_ref().map(|ids| ids[i].as_str()),
-                    size: table.tensors[i].size,
-                    rounded_size: aligned.then_some(self.planned[i].size),
-                    first_use: table.tensors[i].first_use,
-                    last_use: table.tensors[i].last_use,
-                    offset: self.report.plan.offsets[i],
-                })
-                .collect(),
+            plan: Tensors(self),
         };
-        let mut text = serde_json::to_string_pretty(&plan)
-            .map_err(|e| CliError::new(format!("cannot format JSON: {e}")))?;
-        text.push('\n');
-        Ok(text)
+        let fail = |e: &dyn std::fmt::Display| CliError::new(format!("cannot format JSON: {e}"));
+        let mut bytes = Vec::with_capacity(200 * (table.tensors.len() + 1));
+        serde_json::to_writer_pretty(&mut bytes, &plan).map_err(|e| fail(&e))?;
+        bytes.push(b'\n');
+        String::from_utf8(bytes).map_err(|e| fail(&e))
     }
 
     /// An aligned table, one row per tensor in input order, lifetimes as
@@ -433,59 +522,132 @@ impl Planned {
     /// `end` is the offset plus the rounded size.
     pub fn table(&self) -> String {
         let table = &self.table;
-        let mut header = vec!["tensor", "line"];
-        if table.ids.is_some() {
-            header.push("id");
-        }
         let aligned = self.options.alignment > 1;
-        header.push("size");
-        if aligned {
-            header.push("rounded");
+        let mut columns = vec![Column::Tensor, Column::Line];
+        if table.ids.is_some() {
+            columns.push(Column::Id);
         }
-        header.extend(["first_use", "last_use", "offset", "end"]);
-        let rows: Vec<Vec<String>> = (0..table.tensors.len())
-            .map(|i| {
-                let t = &table.tensors[i];
-                let planned = self.planned[i].size;
-                let offset = self.report.plan.offsets[i];
-                let mut row = vec![i.to_string(), table.lines[i].to_string()];
-                if let Some(ids) = &table.ids {
-                    row.push(ids[i].clone());
+        columns.push(Column::Size);
+        if aligned {
+            columns.push(Column::Rounded);
+        }
+        columns.extend([
+            Column::FirstUse,
+            Column::LastUse,
+            Column::Offset,
+            Column::End,
+        ]);
+        // The widths first, then the rows written cell by cell into one
+        // reused buffer: no string per cell.
+        let mut widths: Vec<usize> = columns.iter().map(|c| c.heading().len()).collect();
+        for i in 0..table.tensors.len() {
+            for (column, width) in columns.iter().zip(&mut widths) {
+                *width = (*width).max(self.cell_width(*column, i));
+            }
+        }
+        let mut cell = String::new();
+        let row_width: usize = widths.iter().map(|w| w + 2).sum();
+        let mut out = String::with_capacity(row_width * (table.tensors.len() + 1));
+        let mut line = |out: &mut String, cells: &mut dyn FnMut(usize, &mut String)| {
+            for (c, &width) in widths.iter().enumerate() {
+                cell.clear();
+                cells(c, &mut cell);
+                if c > 0 {
+                    out.push_str("  ");
                 }
-                row.push(t.size.to_string());
-                if aligned {
-                    row.push(planned.to_string());
+                let pad = width.saturating_sub(cell.chars().count());
+                for _ in 0..pad {
+                    out.push(' ');
                 }
-                row.extend([
-                    t.first_use.to_string(),
-                    t.last_use.to_string(),
-                    offset.to_string(),
-                    (offset + planned).to_string(),
-                ]);
-                row
-            })
-            .collect();
-        let widths: Vec<usize> = (0..header.len())
-            .map(|c| {
-                rows.iter()
-                    .map(|r| r[c].chars().count())
-                    .chain([header[c].len()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let mut out = String::new();
-        let line = |out: &mut String, cells: &mut dyn Iterator<Item = &str>| {
-            let text: Vec<String> = cells
-                .zip(&widths)
-                .map(|(cell, &w)| format!("{cell:>w$}"))
-                .collect();
-            let _ = writeln!(out, "{}", text.join("  "));
+                out.push_str(&cell);
+            }
+            out.push('\n');
         };
-        line(&mut out, &mut header.iter().copied());
-        for row in &rows {
-            line(&mut out, &mut row.iter().map(String::as_str));
+        line(&mut out, &mut |c, cell| cell.push_str(columns[c].heading()));
+        for i in 0..table.tensors.len() {
+            line(&mut out, &mut |c, cell| {
+                self.write_cell(cell, columns[c], i)
+            });
         }
         out
+    }
+
+    /// The width in characters of what [`Planned::write_cell`] writes.
+    fn cell_width(&self, column: Column, i: usize) -> usize {
+        let digits = |mut n: usize| {
+            let mut count = 1;
+            while n >= 10 {
+                n /= 10;
+                count += 1;
+            }
+            count
+        };
+        let tensor = &self.table.tensors[i];
+        let offset = self.report.plan.offsets[i];
+        match column {
+            Column::Tensor => digits(i),
+            Column::Line => digits(self.table.lines[i]),
+            Column::Id => self
+                .table
+                .ids
+                .as_ref()
+                .map_or(0, |ids| ids[i].chars().count()),
+            Column::Size => digits(tensor.size),
+            Column::Rounded => digits(self.planned[i].size),
+            Column::FirstUse => digits(tensor.first_use),
+            Column::LastUse => digits(tensor.last_use),
+            Column::Offset => digits(offset),
+            Column::End => digits(offset + self.planned[i].size),
+        }
+    }
+
+    /// Writes tensor `i`'s cell of `column` of [`Planned::table`].
+    fn write_cell(&self, out: &mut String, column: Column, i: usize) {
+        let tensor = &self.table.tensors[i];
+        let offset = self.report.plan.offsets[i];
+        let _ = match column {
+            Column::Tensor => write!(out, "{i}"),
+            Column::Line => write!(out, "{}", self.table.lines[i]),
+            Column::Id => {
+                out.push_str(self.table.ids.as_ref().map_or("", |ids| &ids[i]));
+                Ok(())
+            }
+            Column::Size => write!(out, "{}", tensor.size),
+            Column::Rounded => write!(out, "{}", self.planned[i].size),
+            Column::FirstUse => write!(out, "{}", tensor.first_use),
+            Column::LastUse => write!(out, "{}", tensor.last_use),
+            Column::Offset => write!(out, "{offset}"),
+            Column::End => write!(out, "{}", offset + self.planned[i].size),
+        };
+    }
+}
+
+/// The columns of [`Planned::table`].
+#[derive(Clone, Copy)]
+enum Column {
+    Tensor,
+    Line,
+    Id,
+    Size,
+    Rounded,
+    FirstUse,
+    LastUse,
+    Offset,
+    End,
+}
+
+impl Column {
+    fn heading(self) -> &'static str {
+        match self {
+            Column::Tensor => "tensor",
+            Column::Line => "line",
+            Column::Id => "id",
+            Column::Size => "size",
+            Column::Rounded => "rounded",
+            Column::FirstUse => "first_use",
+            Column::LastUse => "last_use",
+            Column::Offset => "offset",
+            Column::End => "end",
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! y is byte offset, one rectangle per tensor spanning its lifetime and its
 //! bytes, and a line at the peak-live-bytes lower bound.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use aether_planner::TensorLifetime;
@@ -138,21 +139,22 @@ fn grouped_u128(t: u128) -> String {
 }
 
 /// Text safe inside SVG elements and attribute values.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+fn escape(text: &str) -> Cow<'_, str> {
+    if !text.contains(['&', '<', '>', '"']) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;"),
+    )
 }
 
-/// A fill and a stroke colour for tensor `i`: hues a golden angle apart, so
+/// The hue of tensor `i`'s fill and stroke: hues a golden angle apart, so
 /// neighbours in input order differ.
-fn colours(i: usize) -> (String, String) {
-    let hue = (i as f64 * 137.508) % 360.0;
-    (
-        format!("hsl({hue:.0},62%,74%)"),
-        format!("hsl({hue:.0},45%,36%)"),
-    )
+fn hue(i: usize) -> f64 {
+    (i as f64 * 137.508) % 360.0
 }
 
 /// Renders the plan as a standalone SVG document.
@@ -289,11 +291,12 @@ pub fn render(picture: &Picture) -> String {
         let offset = picture.offsets[i];
         let (x0, x1) = (x(tensor.first_use as u128), x(tensor.last_use as u128 + 1));
         let (y0, y1) = (y((offset + tensor.size) as f64), y(offset as f64));
-        let (fill, stroke) = colours(i);
+        let hue = hue(i);
         let name = match picture.ids {
-            Some(ids) => ids[i].clone(),
-            None => i.to_string(),
+            Some(ids) => Cow::Borrowed(ids[i].as_str()),
+            None => Cow::Owned(i.to_string()),
         };
+        let size = human_bytes(tensor.size);
         let given = picture.given[i].size;
         let rounded = if given == tensor.size {
             String::new()
@@ -302,13 +305,12 @@ pub fn render(picture: &Picture) -> String {
         };
         let _ = write!(
             svg,
-            "<rect x=\"{x0:.2}\" y=\"{y0:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"{fill}\" \
-             stroke=\"{stroke}\"><title>tensor {}: {} B ({}){rounded}, nodes {}..={}, offset {}</title></rect>",
+            "<rect x=\"{x0:.2}\" y=\"{y0:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"hsl({hue:.0},62%,74%)\" \
+             stroke=\"hsl({hue:.0},45%,36%)\"><title>tensor {}: {} B ({size}){rounded}, nodes {}..={}, offset {}</title></rect>",
             x1 - x0,
             y1 - y0,
             escape(&name),
             grouped(tensor.size),
-            human_bytes(tensor.size),
             tensor.first_use,
             tensor.last_use,
             grouped(offset)
@@ -317,7 +319,6 @@ pub fn render(picture: &Picture) -> String {
         // Text only where it fits: the name, and the size below it when
         // there is room for two lines.
         let fits = |text: &str| w >= 6.2 * text.chars().count() as f64 + 4.0;
-        let size = human_bytes(tensor.size);
         let two_lines = h >= 28.0 && fits(&name) && fits(&size);
         if two_lines || (h >= 13.0 && fits(&name)) {
             let middle = (y0 + y1) / 2.0;

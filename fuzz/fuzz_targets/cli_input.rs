@@ -2,7 +2,8 @@
 //! lists of node pairs and CSV tables. Oracles: arbitrary text is parsed
 //! or refused with a one-line message, never a panic; pairs written out as
 //! CSV, as JSON arrays and as JSON objects, with numbers near usize::MAX,
-//! read back exactly; a number past u64::MAX is refused, never wrapped.
+//! read back exactly; a key repeated in an object and a number past
+//! u64::MAX are refused, never resolved or wrapped.
 #![no_main]
 
 use aether_planner_fuzz::cli_input::{read_csv, read_pairs, Input, PairSpec};
@@ -33,7 +34,22 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => assert!(!e.to_string().contains('\n')),
     }
-    if let Err(e) = read_csv(&any, "'size,first_use,last_use'") {
+    let rows = read_csv(&any, "'size,first_use,last_use'").and_then(|mut csv| {
+        let mut record = csv::StringRecord::new();
+        let mut last = csv.header_line;
+        while let Some(line) = csv.next_row(&mut record)? {
+            // Rows come in file order, each on a line of the text (a lone
+            // CR ends a row but not a line, so two rows may share one).
+            assert!(
+                line >= last && line <= lines + 1,
+                "line {line} after {last}"
+            );
+            assert_eq!(record.len(), csv.header.len());
+            last = line;
+        }
+        Ok(())
+    });
+    if let Err(e) = rows {
         assert!(!e.to_string().contains(['\n', '\r']));
     }
 
@@ -71,6 +87,20 @@ fuzz_target!(|data: &[u8]| {
         let read = read_pairs(&input(text.clone()), &EDGES)
             .unwrap_or_else(|e| panic!("{e}\nfrom\n{text}"));
         assert_eq!(read.pairs, pairs, "from\n{text}");
+    }
+
+    // A key twice in one object is refused wherever the object is, never
+    // resolved by keeping one of them.
+    if let Some((s, t)) = pairs.first() {
+        for text in [
+            format!("{{\"nodes\": 7, \"edges\": [[{s}, {t}]], \"nodes\": 8}}"),
+            format!("[{{\"source\": {s}, \"target\": {t}, \"source\": {t}}}]"),
+        ] {
+            match read_pairs(&input(text.clone()), &EDGES) {
+                Err(e) => assert!(e.to_string().contains("appears twice"), "{e}\nfrom\n{text}"),
+                Ok(_) => panic!("a repeated key was accepted from\n{text}"),
+            }
+        }
     }
 
     // One past u64::MAX, in each form.
