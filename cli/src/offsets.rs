@@ -262,8 +262,11 @@ pub fn plan(table: TensorTable, options: &PlanOptions) -> Result<Planned, CliErr
             PlanError::Overflow { tensor } => at(tensor).field(
                 "size",
                 format!(
-                    "{} bytes overflow{}: an offset or a sum of live bytes would pass {}",
-                    table.tensors[tensor].size,
+                    "{} overflow{}: an offset or a sum of live bytes would pass {}",
+                    match table.tensors[tensor].size {
+                        1 => "1 byte".to_owned(),
+                        size => format!("{size} bytes"),
+                    },
                     if alignment > 1 {
                         format!(" when rounded up to --align {alignment}")
                     } else {
