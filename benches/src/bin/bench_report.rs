@@ -739,6 +739,9 @@ fn report(
     out += "\n## Notes\n\n";
     out += "- Transitive reduction: the library asks Linux for transparent huge pages on a matrix of 4 MiB or more (`madvise`). Once the kernel has free huge pages this removes most page-fault time; when it must first compact memory, the first call pays for it (the *first run* column).\n";
     out += "- petgraph's reduction also builds the full transitive closure as adjacency lists, hence its time and memory on the large DAGs. Boost Graph's `transitive_reduction` (C++) is not part of this Rust suite.\n";
+    out += "- Transitive reduction layout: *library* is the default, which picks its layout (`try_transitive_reduction`'s documented rule); *library-N MiB* fixes the column-block budget; *library-whole* builds the whole triangle in one pass, the default's layout before it chose blocks. *triangle-floor* writes every word of the triangle once through one reused 16 MiB buffer: what any closure that builds the triangle must pay. The *÷ floor* column divides by it.\n";
+    out += "- Islands' *floor* initialises one 32-bit entry per node, reads every incidence and updates both endpoints' entries (independent accesses, no forest walks), then writes the labels as the library returns them: the realistic floor the *÷ floor* column divides by. *read-once* only reads the incidences.\n";
+    out += "- On a machine shared with other work, wall-time ratios move from run to run; the CPU-time ratio beside each is steadier.\n";
     out += "- Islands: every implementation returns `Vec<Option<usize>>` labels, 16 bytes per node; writing them is part of every figure, the read-once floor excepted.\n";
 
     for (title, job) in [
