@@ -30,10 +30,14 @@
 //! walk is iterative (a chain of depth `n - 1` cannot overflow the stack).
 //!
 //! Parents are 32-bit while `node_count` allows, halving the cache
-//! footprint; the parents (and grandparents) of the incidences a few steps
-//! ahead are prefetched, so cache misses overlap instead of queueing, and so
-//! are the labels the numbering pass is about to read. Validation is fused
-//! into the same single pass over the incidences. Parent and label arrays of
+//! footprint. Once the parent array outgrows the per-core caches, the
+//! parents (and grandparents) of the incidences a few steps ahead are
+//! prefetched, so cache misses overlap instead of queueing, and so are the
+//! labels the numbering pass is about to read; a smaller array is walked
+//! without, since there the prefetches cost more than they hide. A node is
+//! activated without a branch and islands are counted by the numbering
+//! pass, which also writes the returned labels. Validation is fused into
+//! the same single pass over the incidences. Parent and label arrays of
 //! 4 MiB or more are advised to Linux as transparent huge pages, which cuts
 //! the page faults of a fresh 10-million-node call about fourfold.
 //!
