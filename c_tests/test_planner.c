@@ -358,16 +358,17 @@ static void test_bad_inputs_leave_outputs_untouched(void) {
   memset(&out_value, 0xA5, sizeof out_value);
   CHECK(untouched());
 
-  /* A bit matrix whose size cannot even be computed, or allocated. */
+  /* Huge node counts with one edge: nodes on no edge cost nothing. */
   {
     const aether_edge one[1] = {{0, 1}};
-    BAD(aether_transitive_reduction(SIZE_MAX / 2, one, 1, out_edges, 8, &out_value),
-        AETHER_STATUS_OUT_OF_MEMORY);
-    BAD(aether_transitive_reduction((size_t)1 << 40, one, 1, out_edges, 8, &out_value),
-        AETHER_STATUS_OUT_OF_MEMORY);
-    if (sizeof(size_t) >= 8) /* 2^59 bytes: the size fits, the allocation cannot */
-      BAD(aether_transitive_reduction((size_t)1 << 31, one, 1, out_edges, 8, &out_value),
-          AETHER_STATUS_OUT_OF_MEMORY);
+    const size_t counts[3] = {SIZE_MAX / 2, sizeof(size_t) >= 8 ? (size_t)1 << 40 : 1u << 30,
+                              (size_t)1 << 31};
+    int i;
+    for (i = 0; i < 3; i++) {
+      CHECK_STATUS(aether_transitive_reduction(counts[i], one, 1, out_edges, 8, &out_value),
+                   AETHER_STATUS_OK);
+      CHECK(out_value == 1 && out_edges[0].source == 0 && out_edges[0].target == 1);
+    }
   }
 
   /* A misaligned array. */

@@ -30,10 +30,14 @@
 //! walk is iterative (a chain of depth `n - 1` cannot overflow the stack).
 //!
 //! Parents are 32-bit while `node_count` allows, halving the cache
-//! footprint; the parents (and grandparents) of the incidences a few steps
-//! ahead are prefetched, so cache misses overlap instead of queueing, and so
-//! are the labels the numbering pass is about to read. Validation is fused
-//! into the same single pass over the incidences. Parent and label arrays of
+//! footprint. Once the parent array outgrows the per-core caches, the
+//! parents (and grandparents) of the incidences a few steps ahead are
+//! prefetched, so cache misses overlap instead of queueing, and so are the
+//! labels the numbering pass is about to read; a smaller array is walked
+//! without, since there the prefetches cost more than they hide. A node is
+//! activated without a branch and islands are counted by the numbering
+//! pass, which also writes the returned labels. Validation is fused into
+//! the same single pass over the incidences. Parent and label arrays of
 //! 4 MiB or more are advised to Linux as transparent huge pages, which cuts
 //! the page faults of a fresh 10-million-node call about fourfold.
 //!
@@ -135,29 +139,29 @@ const PREFETCH_DISTANCE: usize = 32;
 const GRANDPARENT_DISTANCE: usize = 12;
 
 /// Joins the sets of active nodes `x` and `y` by Rem's algorithm with
-/// splicing; true if they were different sets.
+/// splicing.
 ///
 /// Each step takes the side whose parent is larger, re-points that node at
 /// the other side's (smaller) parent and moves on to its old parent. A root
 /// reached this way is linked under the other side's parent, which is
 /// smaller than it, so roots stay their set's minimum.
 #[inline(always)]
-fn union<P: Parent>(parent: &mut [P], mut x: usize, mut y: usize) -> bool {
+fn union<P: Parent>(parent: &mut [P], mut x: usize, mut y: usize) {
     loop {
         let (px, py) = (parent[x].index(), parent[y].index());
         if px == py {
-            return false;
+            return;
         }
         if px > py {
             parent[x] = P::from_index(py);
             if px == x {
-                return true;
+                return;
             }
             x = px;
         } else {
             parent[y] = P::from_index(px);
             if py == y {
-                return true;
+                return;
             }
             y = py;
         }
@@ -165,26 +169,51 @@ fn union<P: Parent>(parent: &mut [P], mut x: usize, mut y: usize) -> bool {
 }
 
 /// Builds the forest of `incidences` in `parent` (all `INACTIVE` on entry),
-/// validating as it goes, and returns the number of islands. Afterwards
+/// validating as it goes. Afterwards
 /// `parent[x]` is `INACTIVE`, or a node `<= x` in the same island, and roots
 /// are `parent[x] == x`.
 fn build_forest<P: Parent, I: InputList<Item = (usize, usize)> + ?Sized>(
     parent: &mut [P],
     incidences: &I,
-) -> Result<usize, PlanError> {
+) -> Result<(), PlanError> {
+    if worth_prefetching(parent) {
+        build_forest_with::<true, P, I>(parent, incidences)
+    } else {
+        build_forest_with::<false, P, I>(parent, incidences)
+    }
+}
+
+/// Parent arrays above this size (1M 32-bit entries) outgrow the per-core
+/// caches, so their misses are worth prefetching; below it the prefetches'
+/// own loads and address arithmetic cost more than the misses they hide.
+const PREFETCH_ABOVE_BYTES: usize = 4 << 20;
+
+fn worth_prefetching<P>(parent: &[P]) -> bool {
+    core::mem::size_of_val(parent) > PREFETCH_ABOVE_BYTES
+}
+
+/// [`build_forest`], prefetching the parents ahead or not.
+#[inline(always)]
+fn build_forest_with<
+    const PREFETCH: bool,
+    P: Parent,
+    I: InputList<Item = (usize, usize)> + ?Sized,
+>(
+    parent: &mut [P],
+    incidences: &I,
+) -> Result<(), PlanError> {
     let node_count = parent.len();
     let count = incidences.count();
-    let mut islands = 0usize;
     for i in 0..count {
         let (a, b) = incidences.at(i);
-        if i + PREFETCH_DISTANCE < count {
+        if PREFETCH && i + PREFETCH_DISTANCE < count {
             let (c, d) = incidences.at(i + PREFETCH_DISTANCE);
             if let (Some(pc), Some(pd)) = (parent.get(c), parent.get(d)) {
                 prefetch(pc);
                 prefetch(pd);
             }
         }
-        if i + GRANDPARENT_DISTANCE < count {
+        if PREFETCH && i + GRANDPARENT_DISTANCE < count {
             let (c, d) = incidences.at(i + GRANDPARENT_DISTANCE);
             for x in [c, d] {
                 // Inactive or out of range: nothing to fetch.
@@ -195,43 +224,60 @@ fn build_forest<P: Parent, I: InputList<Item = (usize, usize)> + ?Sized>(
         }
         if a >= node_count || b >= node_count {
             // The first incidence at fault is this one: report it as the check does.
-            return check_incidences(node_count, incidences).map(|()| islands);
+            return check_incidences(node_count, incidences);
         }
+        // Activation without a branch: whether a node is new is as random
+        // as the incidences' order, so a branch would often be mispredicted.
+        // Islands are counted by the numbering pass instead.
         for x in [a, b] {
-            if parent[x] == P::INACTIVE {
-                parent[x] = P::from_index(x);
-                islands += 1;
-            }
+            let p = parent[x];
+            parent[x] = if p == P::INACTIVE {
+                P::from_index(x)
+            } else {
+                p
+            };
         }
-        if union(parent, a, b) {
-            islands -= 1;
-        }
+        union(parent, a, b);
     }
-    Ok(islands)
+    Ok(())
 }
 
 /// Replaces every active parent entry by its node's canonical label, in one
-/// ascending pass; returns the number of labels given.
-fn label_in_place<P: Parent>(parent: &mut [P]) -> usize {
+/// ascending pass, hands each node's entry to `emit` once final, and returns
+/// the number of labels given.
+#[inline(always)]
+fn label_in_place<P: Parent>(parent: &mut [P], emit: impl FnMut(P)) -> usize {
+    if worth_prefetching(parent) {
+        label_in_place_with::<true, P>(parent, emit)
+    } else {
+        label_in_place_with::<false, P>(parent, emit)
+    }
+}
+
+#[inline(always)]
+fn label_in_place_with<const PREFETCH: bool, P: Parent>(
+    parent: &mut [P],
+    mut emit: impl FnMut(P),
+) -> usize {
     let mut next = 0;
     for x in 0..parent.len() {
         // The parent a few nodes ahead is read soon, at a random place.
-        if let Some(ahead) = parent.get(x + PREFETCH_DISTANCE) {
+        if let Some(ahead) = parent.get(x + PREFETCH_DISTANCE).filter(|_| PREFETCH) {
             if let Some(target) = parent.get(ahead.index()) {
                 prefetch(target);
             }
         }
         let p = parent[x];
-        if p == P::INACTIVE {
-            continue;
+        if p != P::INACTIVE {
+            // Ascending: a node's parent is smaller, so its label is final.
+            parent[x] = if p.index() == x {
+                next += 1;
+                P::from_index(next - 1)
+            } else {
+                parent[p.index()]
+            };
         }
-        // Ascending: a node's parent is smaller, so its label is final.
-        parent[x] = if p.index() == x {
-            next += 1;
-            P::from_index(next - 1)
-        } else {
-            parent[p.index()]
-        };
+        emit(parent[x]);
     }
     next
 }
@@ -265,10 +311,8 @@ pub(crate) fn try_islands_into<P: Parent, I: InputList<Item = (usize, usize)> + 
 ) -> Result<usize, PlanError> {
     check_incidences(labels.len(), incidences)?;
     labels.fill(P::INACTIVE);
-    let count = build_forest(labels, incidences)?;
-    let labelled = label_in_place(labels);
-    debug_assert_eq!(labelled, count);
-    Ok(count)
+    build_forest(labels, incidences)?;
+    Ok(label_in_place(labels, |_| ()))
 }
 
 fn islands_with<P: Parent>(
@@ -276,16 +320,14 @@ fn islands_with<P: Parent>(
     incidences: &[(usize, usize)],
 ) -> Result<(Vec<Option<usize>>, usize), PlanError> {
     let mut parent = inactive_parents::<P>(node_count, incidences)?;
-    let count = build_forest(&mut parent, incidences)?;
-    let labelled = label_in_place(&mut parent);
-    debug_assert_eq!(labelled, count);
+    build_forest(&mut parent, incidences)?;
     let mut labels = crate::sys::fallible::with_capacity(node_count)?;
     advise_huge_pages(labels.spare_capacity_mut());
-    labels.extend(
-        parent
-            .iter()
-            .map(|&label| (label != P::INACTIVE).then(|| label.index())),
-    );
+    // The labels are written in the numbering pass itself: one pass over
+    // the parents, not two.
+    let count = label_in_place(&mut parent, |label| {
+        labels.push((label != P::INACTIVE).then(|| label.index()));
+    });
     Ok((labels, count))
 }
 

@@ -21,11 +21,13 @@
 //!
 //! `O(n + E)` time and memory for the order, then the cost of
 //! [`try_transitive_reduction`](crate::try_transitive_reduction) on the
-//! renumbered graph and an `O(E log E)` sort of the result.
+//! renumbered graph and an `O(E log E)` sort of the result. With fewer edges
+//! than half the nodes, `n` is first replaced by the number of nodes the
+//! edges name, as the strict form does, so nothing of size `O(n)` is built.
 
 use crate::error::PlanError;
 use crate::input::check_edges_in_range;
-use crate::reduction::try_transitive_reduction;
+use crate::reduction::{compact, try_transitive_reduction, worth_compacting};
 use crate::sys::fallible;
 
 /// A topological order of the graph as `position[node]`, or a node on a cycle.
@@ -34,6 +36,7 @@ use crate::sys::fallible;
 fn topological_positions(
     node_count: usize,
     edges: &[(usize, usize)],
+    walk: usize,
 ) -> Result<Vec<usize>, PlanError> {
     // Successor lists in compressed rows.
     let mut in_degree = fallible::filled(node_count, 0usize)?;
@@ -67,7 +70,7 @@ fn topological_positions(
     }
     if order.len() < node_count {
         return Err(PlanError::Cycle {
-            node: node_on_cycle(node_count, edges, &in_degree)?,
+            node: node_on_cycle(node_count, edges, &in_degree, walk)?,
         });
     }
     let mut position = fallible::filled(node_count, 0usize)?;
@@ -79,11 +82,15 @@ fn topological_positions(
 
 /// A node on a cycle among the nodes Kahn's algorithm could not remove (those
 /// with `remaining_in_degree > 0`): each has a remaining predecessor, so
-/// walking predecessors revisits a node within `node_count` steps.
+/// walking predecessors from the first of them for `walk >= node_count`
+/// steps ends inside a cycle. The node is where those `walk` steps end, so a
+/// graph renumbered onto fewer nodes, walked as far as the original, names
+/// the same node.
 fn node_on_cycle(
     node_count: usize,
     edges: &[(usize, usize)],
     remaining_in_degree: &[usize],
+    walk: usize,
 ) -> Result<usize, PlanError> {
     let mut predecessor = fallible::filled(node_count, usize::MAX)?;
     for &(u, v) in edges {
@@ -94,11 +101,45 @@ fn node_on_cycle(
     let mut node = (0..node_count)
         .find(|&x| remaining_in_degree[x] > 0)
         .expect("Kahn's algorithm stopped early, so a node remains");
-    // After node_count steps the walk is inside the cycle it ends in.
+    // After node_count steps the walk is inside the cycle it ends in; the
+    // remaining steps go round it.
     for _ in 0..node_count {
         node = predecessor[node];
     }
+    let mut cycle_length = 1;
+    let mut around = predecessor[node];
+    while around != node {
+        around = predecessor[around];
+        cycle_length += 1;
+    }
+    for _ in 0..(walk - node_count) % cycle_length {
+        node = predecessor[node];
+    }
     Ok(node)
+}
+
+/// The reduction in the caller's numbering of `edges` on `node_count` nodes,
+/// naming a cycle's node as a walk of `walk` steps does.
+fn reduce_any_order(
+    node_count: usize,
+    edges: &[(usize, usize)],
+    walk: usize,
+) -> Result<Vec<(usize, usize)>, PlanError> {
+    let position = topological_positions(node_count, edges, walk)?;
+    let mut node_at = fallible::filled(node_count, 0usize)?;
+    for (node, &rank) in position.iter().enumerate() {
+        node_at[rank] = node;
+    }
+    let renumbered: Vec<(usize, usize)> = fallible::collect(
+        edges.len(),
+        edges.iter().map(|&(u, v)| (position[u], position[v])),
+    )?;
+    let mut reduced: Vec<(usize, usize)> = try_transitive_reduction(node_count, &renumbered)?
+        .into_iter()
+        .map(|(u, v)| (node_at[u], node_at[v]))
+        .collect();
+    reduced.sort_unstable();
+    Ok(reduced)
 }
 
 /// The transitive reduction of a DAG numbered in any order, or why it cannot
@@ -116,19 +157,20 @@ pub fn try_transitive_reduction_any_order(
     edges: &[(usize, usize)],
 ) -> Result<Vec<(usize, usize)>, PlanError> {
     check_edges_in_range(node_count, edges)?;
-    let position = topological_positions(node_count, edges)?;
-    let mut node_at = fallible::filled(node_count, 0usize)?;
-    for (node, &rank) in position.iter().enumerate() {
-        node_at[rank] = node;
+    if !worth_compacting(node_count, edges.len()) {
+        return reduce_any_order(node_count, edges, node_count);
     }
-    let renumbered: Vec<(usize, usize)> = fallible::collect(
-        edges.len(),
-        edges.iter().map(|&(u, v)| (position[u], position[v])),
-    )?;
-    let mut reduced: Vec<(usize, usize)> = try_transitive_reduction(node_count, &renumbered)?
-        .into_iter()
-        .map(|(u, v)| (node_at[u], node_at[v]))
-        .collect();
-    reduced.sort_unstable();
-    Ok(reduced)
+    // As the strict form does: nodes on no edge are left out before anything
+    // of size O(node_count) exists.
+    let (named, renumbered) = compact(edges)?;
+    match reduce_any_order(named.len(), &renumbered, node_count) {
+        Ok(mut reduced) => {
+            for edge in &mut reduced {
+                *edge = (named[edge.0], named[edge.1]);
+            }
+            Ok(reduced)
+        }
+        Err(PlanError::Cycle { node }) => Err(PlanError::Cycle { node: named[node] }),
+        Err(error) => Err(error),
+    }
 }

@@ -180,22 +180,24 @@ fn stored_row<'a>(above: &'a [u64], offsets: &[usize], w: usize) -> &'a [u64] {
     &above[total - offsets[w + 1]..total - offsets[w]]
 }
 
-/// Closes reachability on the columns of `block` and decides every edge
+/// Closes reachability on the columns of `block` in `matrix` (a buffer
+/// reused from block to block, its contents ignored) and decides every edge
 /// whose target lies in it; `kept` (one flag per grouped edge) holds the
 /// decisions of the earlier blocks and receives this block's.
 pub(super) fn reduce_block(
     graph: &GroupedEdges,
     block: &ColumnBlock,
-    mut matrix: Vec<u64>,
+    matrix: &mut Vec<u64>,
     kept: &mut [bool],
 ) -> Result<(), PlanError> {
     let wide = wide_words_available();
     let offsets = block.row_offsets()?;
-    debug_assert!(matrix.is_empty() && matrix.capacity() >= offsets[block.rows]);
+    matrix.clear();
+    debug_assert!(matrix.capacity() >= offsets[block.rows]);
     let first_column = 64 * block.first_word;
     let end_column = 64 * block.end_word;
     for u in (0..block.rows).rev() {
-        let (tail, row_u) = append_zeroed_row(&mut matrix, &offsets, u);
+        let (tail, row_u) = append_zeroed_row(matrix, &offsets, u);
         let row_u_start = block.row_start_word(u);
         let group = graph.starts[u]..graph.starts[u + 1];
         for (&target, kept) in graph.targets[group.clone()].iter().zip(&mut kept[group]) {

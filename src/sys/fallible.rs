@@ -44,14 +44,22 @@ const LOOK_UP_ABOVE: usize = 256 << 20;
 /// otherwise be granted by the kernel and touched into the out-of-memory
 /// killer instead of failing as [`PlanError::OutOfMemory`].
 pub(crate) fn refuse_above_half_available(bytes: usize) -> Result<(), PlanError> {
-    if bytes > LOOK_UP_ABOVE {
-        if let Some(available) = memory_available() {
-            if bytes > available / 2 {
-                return Err(PlanError::OutOfMemory { bytes });
-            }
-        }
+    if bytes > half_available(bytes) {
+        return Err(PlanError::OutOfMemory { bytes });
     }
     Ok(())
+}
+
+/// The most a structure may take under [`refuse_above_half_available`]'s
+/// rule, as seen by one of `bytes`: half of [`memory_available`], or
+/// `usize::MAX` where that is unknown or `bytes` is too small to pay for
+/// the look-up. Lets a caller that can work in pieces size them instead of
+/// being refused.
+pub(crate) fn half_available(bytes: usize) -> usize {
+    if bytes <= LOOK_UP_ABOVE {
+        return usize::MAX;
+    }
+    memory_available().map_or(usize::MAX, |available| available / 2)
 }
 
 /// A zeroed `words`-long vector, or the number of bytes that could not be
