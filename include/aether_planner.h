@@ -28,6 +28,10 @@
 #define AETHER_NO_ISLAND SIZE_MAX
 /** The `index` of an error that no single input element caused. */
 #define AETHER_NO_INDEX SIZE_MAX
+/** `aether_problem` fixed offsets and hints: this tensor has none. */
+#define AETHER_OFFSET_FREE SIZE_MAX
+/** `aether_problem::capacity`: no limit. */
+#define AETHER_NO_CAPACITY SIZE_MAX
 
 #define AETHER_PLANNER_VERSION_MAJOR 0
 #define AETHER_PLANNER_VERSION_MINOR 1
@@ -57,6 +61,10 @@
  * A budget field's value for "no limit".
  */
 #define AETHER_BUDGET_UNLIMITED UINT64_MAX
+
+
+
+
 
 
 
@@ -182,6 +190,154 @@ typedef struct aether_plan_report {
 } aether_plan_report;
 
 /**
+ * A gap of one tensor: nodes `first` through `last` (inclusive) of its
+ * lifetime in which it is inactive, or, with `has_window` set, occupies only
+ * bytes `[offset + window_lo, offset + window_hi)`,
+ * `window_lo <= window_hi <= size`.
+ */
+typedef struct aether_gap {
+  /**
+   * The tensor, by index.
+   */
+  size_t tensor;
+  /**
+   * First node of the gap.
+   */
+  size_t first;
+  /**
+   * Last node of the gap (inclusive).
+   */
+  size_t last;
+  /**
+   * Start of the window, relative to the tensor's offset.
+   */
+  size_t window_lo;
+  /**
+   * End of the window (exclusive), relative to the tensor's offset.
+   */
+  size_t window_hi;
+  /**
+   * 1: the window applies; 0: the tensor occupies nothing in the gap.
+   */
+  uint32_t has_window;
+} aether_gap;
+
+/**
+ * Tensor `tensor` reuses the memory of tensor `reused` (an in-place
+ * output over its dying input): the same offset, no memory of its own;
+ * `size(tensor) <= size(reused)`; the pair is live whenever either is.
+ */
+typedef struct aether_reuse {
+  /**
+   * The tensor that takes over the memory.
+   */
+  size_t tensor;
+  /**
+   * The tensor whose memory it takes.
+   */
+  size_t reused;
+} aether_reuse;
+
+/**
+ * The constraints of `aether_plan_problem`. Initialise with
+ * `aether_problem_init` (no constraint), then set what you need. Each
+ * per-tensor array has 0 elements (no constraint) or `tensor_count`; every
+ * pointer may be NULL when its count is 0. The struct may grow at its end;
+ * `struct_size` says which version the caller compiled against.
+ */
+typedef struct aether_problem {
+  /**
+   * `sizeof(aether_problem)` as the caller compiled it. Bytes past the
+   * fields this library knows must be zero.
+   */
+  size_t struct_size;
+  /**
+   * Each tensor's alignment, a power of two (1: none); the plan's
+   * alignment still applies as a minimum.
+   */
+  const size_t *alignments;
+  /**
+   * 0 or `tensor_count`.
+   */
+  size_t alignment_count;
+  /**
+   * Each tensor's fixed offset, or `AETHER_OFFSET_FREE`.
+   */
+  const size_t *fixed_offsets;
+  /**
+   * 0 or `tensor_count`.
+   */
+  size_t fixed_offset_count;
+  /**
+   * Each tensor's suggested offset, or `AETHER_OFFSET_FREE`.
+   */
+  const size_t *hints;
+  /**
+   * 0 or `tensor_count`.
+   */
+  size_t hint_count;
+  /**
+   * The gaps, in any order.
+   */
+  const struct aether_gap *gaps;
+  /**
+   * The number of gaps.
+   */
+  size_t gap_count;
+  /**
+   * The reuse pairs.
+   */
+  const struct aether_reuse *reuses;
+  /**
+   * The number of reuse pairs.
+   */
+  size_t reuse_count;
+  /**
+   * No tensor may end past this many bytes, or `AETHER_NO_CAPACITY`.
+   */
+  size_t capacity;
+} aether_problem;
+
+/**
+ * What went wrong in `aether_plan_problem`, as told by
+ * `aether_plan_problem_explain`. Set `struct_size` before the call.
+ */
+typedef struct aether_problem_detail {
+  /**
+   * `sizeof(aether_problem_detail)` as the caller compiled it.
+   */
+  size_t struct_size;
+  /**
+   * The status `aether_plan_problem` returns for these inputs.
+   */
+  aether_status status;
+  /**
+   * The tensor at fault, or `AETHER_NO_INDEX`.
+   */
+  size_t tensor;
+  /**
+   * The second tensor of a pair at fault (the other fixed tensor, or the
+   * tensor whose memory is reused), or `AETHER_NO_INDEX`.
+   */
+  size_t other_tensor;
+  /**
+   * The gap or reuse pair at fault, by its index in its array, or
+   * `AETHER_NO_INDEX`.
+   */
+  size_t item;
+  /**
+   * For `DOES_NOT_FIT` and `DOES_NOT_FIT_UNPROVEN`: a proven lower bound
+   * on the arena of every plan; else 0.
+   */
+  size_t lower_bound;
+  /**
+   * 1 when `status` is `DOES_NOT_FIT` (no plan within the capacity
+   * exists), else 0.
+   */
+  uint32_t proven;
+} aether_problem_detail;
+
+/**
  * A DAG edge `source -> target`; nodes are numbered topologically, so
  * `source < target`.
  */
@@ -270,6 +426,41 @@ typedef struct aether_edge {
  * A count passed as a C `int` is negative.
  */
 #define AETHER_STATUS_NEGATIVE_COUNT 13
+
+/**
+ * No plan within the problem's capacity exists: the lower bound exceeds it,
+ * or the search considered every plan.
+ */
+#define AETHER_STATUS_DOES_NOT_FIT 14
+
+/**
+ * No plan within the problem's capacity was found, but none was proven
+ * impossible: the strategy or its budget stopped first.
+ */
+#define AETHER_STATUS_DOES_NOT_FIT_UNPROVEN 15
+
+/**
+ * Two fixed tensors share bytes while both are live (or share memory by
+ * reuse at different fixed offsets); the explain call names both.
+ */
+#define AETHER_STATUS_CONFLICTING_FIXED_OFFSETS 16
+
+/**
+ * A gap names no tensor, leaves its lifetime, overlaps another of its gaps,
+ * or has a window outside its size.
+ */
+#define AETHER_STATUS_INVALID_GAP 17
+
+/**
+ * A reuse pair names a tensor out of range or itself, reuses a smaller
+ * tensor, reuses twice, or closes a cycle.
+ */
+#define AETHER_STATUS_INVALID_REUSE 18
+
+/**
+ * A fixed offset is not a multiple of an alignment its tensor needs.
+ */
+#define AETHER_STATUS_MISALIGNED_FIXED_OFFSET 19
 
 #ifdef __cplusplus
 extern "C" {
@@ -505,6 +696,62 @@ aether_status aether_peak_live_bytes_in_workspace(const struct aether_tensor_lif
                                                   void *workspace,
                                                   size_t workspace_size,
                                                   size_t *peak_out);
+
+/**
+ * Fills `problem` with no constraint (every array empty, no capacity) and
+ * this version's `struct_size`. Does nothing if `problem` is NULL.
+ *
+ * # Safety
+ * `problem` is NULL or points to one writable `aether_problem`.
+ */
+void aether_problem_init(struct aether_problem *problem);
+
+/**
+ * Plans offsets honouring every constraint of `problem` with the strategy,
+ * plan alignment and budgets of `options`. Tensors are active over their
+ * lifetime outside their gaps; two tensors active at a common node keep
+ * one order (one lies wholly above the other at every such node); each
+ * offset is a multiple of its tensor's alignment; fixed tensors stay; a
+ * tensor that reuses another shares its offset; hints are taken when free.
+ * With no constraint this is `aether_plan_offsets_with`.
+ *
+ * `offsets_out` has `tensor_count` elements; `report_out->struct_size` must
+ * be set. A capacity that cannot be met is `DOES_NOT_FIT` (proven) or
+ * `DOES_NOT_FIT_UNPROVEN` (the strategy or its budget stopped first), never
+ * a larger arena. Errors: those of `aether_plan_offsets_with`,
+ * `CONFLICTING_FIXED_OFFSETS`, `MISALIGNED_FIXED_OFFSET`, `INVALID_GAP`,
+ * `INVALID_REUSE`, `INVALID_ALIGNMENT` (a tensor's alignment),
+ * `INVALID_OPTIONS` (a per-tensor array neither empty nor `tensor_count`
+ * long); `aether_plan_problem_explain` names what is at fault.
+ *
+ * # Safety
+ * As for `aether_plan_offsets_with`; `problem` points to an initialised
+ * `aether_problem` whose arrays hold their counts of readable elements.
+ */
+aether_status aether_plan_problem(const struct aether_tensor_lifetime *tensors,
+                                  size_t tensor_count,
+                                  const struct aether_problem *problem,
+                                  const struct aether_plan_options *options,
+                                  size_t *offsets_out,
+                                  struct aether_plan_report *report_out);
+
+/**
+ * Explains what `aether_plan_problem` returns for these inputs (its outputs
+ * aside): the status, the tensor, second tensor and gap or reuse pair at
+ * fault, and for a capacity not met the lower bound and whether the
+ * refusal is proven. Returns `NULL_POINTER` if `detail_out` is NULL and
+ * `INVALID_OPTIONS` if its `struct_size` is too small. It recomputes the
+ * plan: call it after a failure.
+ *
+ * # Safety
+ * As for `aether_plan_problem`; `detail_out` points to one writable
+ * `aether_problem_detail`.
+ */
+aether_status aether_plan_problem_explain(const struct aether_tensor_lifetime *tensors,
+                                          size_t tensor_count,
+                                          const struct aether_problem *problem,
+                                          const struct aether_plan_options *options,
+                                          struct aether_problem_detail *detail_out);
 
 /**
  * The transitive reduction of a DAG whose nodes are numbered topologically

@@ -74,6 +74,74 @@ pub enum PlanError {
         /// A node on the cycle.
         node: usize,
     },
+    /// A per-tensor constraint array has `count` elements where the problem
+    /// has `tensor_count` tensors (it must be empty or have one per tensor).
+    ConstraintCount {
+        /// Which array: "alignments", "fixed_offsets" or "hints".
+        array: &'static str,
+        /// Its length.
+        count: usize,
+        /// The number of tensors.
+        tensor_count: usize,
+    },
+    /// Tensor `tensor` asks for an alignment that is 0 or not a power of two.
+    InvalidTensorAlignment {
+        /// Index of the tensor.
+        tensor: usize,
+        /// The alignment it asked for.
+        alignment: usize,
+    },
+    /// Tensor `tensor` is fixed at an offset that is not a multiple of the
+    /// alignment it needs (its own, the plan's, or that of a tensor reusing
+    /// its memory).
+    MisalignedFixedOffset {
+        /// Index of the tensor whose alignment is not met.
+        tensor: usize,
+        /// The fixed offset.
+        offset: usize,
+        /// The alignment it needs.
+        alignment: usize,
+    },
+    /// Tensors `first` and `second` are both fixed and their fixed offsets
+    /// make them share bytes while both are live (or they share memory by
+    /// reuse and are fixed at different offsets).
+    ConflictingFixedOffsets {
+        /// The tensor with the lower index.
+        first: usize,
+        /// The other tensor.
+        second: usize,
+    },
+    /// Gap `gap` (of tensor `tensor`) is not a non-empty node range inside
+    /// the tensor's lifetime, disjoint from its other gaps, with a window
+    /// inside the tensor's size; or it names a tensor that does not exist.
+    InvalidGap {
+        /// Index of the gap in the problem's gap list.
+        gap: usize,
+        /// The tensor it names.
+        tensor: usize,
+    },
+    /// Reuse pair `pair` (tensor `tensor` reuses tensor `reused`) is not
+    /// valid: a tensor out of range, a tensor reusing itself or a larger
+    /// size, a tensor reusing twice, or a cycle of reuses.
+    InvalidReuse {
+        /// Index of the pair in the problem's reuse list.
+        pair: usize,
+        /// The tensor that reuses memory.
+        tensor: usize,
+        /// The tensor whose memory it reuses.
+        reused: usize,
+    },
+    /// No plan within `capacity` bytes: `proven` says whether that is a
+    /// proof (the lower bound exceeds the capacity, or the search exhausted
+    /// every plan) or only that the planner or its budget found none.
+    DoesNotFit {
+        /// The capacity asked for.
+        capacity: usize,
+        /// A proven lower bound on the arena of every plan.
+        lower_bound: usize,
+        /// Whether no plan within `capacity` exists.
+        proven: bool,
+    },
 }
 
 impl PlanError {
@@ -88,9 +156,16 @@ impl PlanError {
                 Some(edge)
             }
             PlanError::IncidenceOutOfRange { incidence, .. } => Some(incidence),
+            PlanError::InvalidTensorAlignment { tensor, .. }
+            | PlanError::MisalignedFixedOffset { tensor, .. }
+            | PlanError::InvalidGap { tensor, .. }
+            | PlanError::InvalidReuse { tensor, .. } => Some(tensor),
+            PlanError::ConflictingFixedOffsets { first, .. } => Some(first),
             PlanError::OutOfMemory { .. }
             | PlanError::InvalidAlignment { .. }
-            | PlanError::Cycle { .. } => None,
+            | PlanError::Cycle { .. }
+            | PlanError::ConstraintCount { .. }
+            | PlanError::DoesNotFit { .. } => None,
         }
     }
 
@@ -101,6 +176,25 @@ impl PlanError {
             PlanError::EdgeOutOfRange { node, .. }
             | PlanError::IncidenceOutOfRange { node, .. }
             | PlanError::Cycle { node } => Some(node),
+            _ => None,
+        }
+    }
+
+    /// The second tensor of a pair at fault (the other fixed tensor, or the
+    /// tensor whose memory is reused), or `None`.
+    pub fn other_tensor(&self) -> Option<usize> {
+        match *self {
+            PlanError::ConflictingFixedOffsets { second, .. } => Some(second),
+            PlanError::InvalidReuse { reused, .. } => Some(reused),
+            _ => None,
+        }
+    }
+
+    /// The gap or reuse pair at fault, by its index in its list, or `None`.
+    pub fn item(&self) -> Option<usize> {
+        match *self {
+            PlanError::InvalidGap { gap, .. } => Some(gap),
+            PlanError::InvalidReuse { pair, .. } => Some(pair),
             _ => None,
         }
     }
@@ -157,6 +251,55 @@ impl fmt::Display for PlanError {
                 f,
                 "node {node} is on a directed cycle: the graph has no topological order"
             ),
+            PlanError::ConstraintCount {
+                array,
+                count,
+                tensor_count,
+            } => write!(
+                f,
+                "{array}: {count} elements for {tensor_count} tensors (give none or one per tensor)"
+            ),
+            PlanError::InvalidTensorAlignment { tensor, alignment } => write!(
+                f,
+                "tensor {tensor}: alignment {alignment} is not a power of two"
+            ),
+            PlanError::MisalignedFixedOffset {
+                tensor,
+                offset,
+                alignment,
+            } => write!(
+                f,
+                "tensor {tensor}: fixed offset {offset} is not a multiple of its alignment {alignment}"
+            ),
+            PlanError::ConflictingFixedOffsets { first, second } => write!(
+                f,
+                "tensors {first} and {second}: their fixed offsets make them share bytes while both are live"
+            ),
+            PlanError::InvalidGap { gap, tensor } => write!(
+                f,
+                "gap {gap} of tensor {tensor}: a gap must name a tensor, lie inside its lifetime, \
+                 be disjoint from its other gaps and have a window inside its size"
+            ),
+            PlanError::InvalidReuse {
+                pair,
+                tensor,
+                reused,
+            } => write!(
+                f,
+                "reuse {pair}: tensor {tensor} cannot reuse tensor {reused} (out of range, itself, \
+                 larger than it, reusing twice, or a cycle of reuses)"
+            ),
+            PlanError::DoesNotFit {
+                capacity,
+                lower_bound,
+                proven,
+            } => {
+                if proven {
+                    write!(f, "does not fit: no plan within capacity {capacity} exists (lower bound {lower_bound})")
+                } else {
+                    write!(f, "does not fit: no plan within capacity {capacity} was found within the budget (lower bound {lower_bound})")
+                }
+            }
         }
     }
 }

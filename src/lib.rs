@@ -58,6 +58,7 @@ pub use offsets::{
     TensorLifetime,
 };
 pub use offsets::{try_plan_offsets_with, PlanOptions, PlanReport, SearchBudget, Strategy};
+pub use offsets::{try_plan_problem, LifetimeGap, PlanProblem, Reuse};
 pub use reduction::{
     transitive_reduction, try_transitive_reduction, try_transitive_reduction_any_order,
     try_transitive_reduction_with_budget,

@@ -1,7 +1,9 @@
 /*
  * An inference runtime's arena, planned the way XNNPACK-style runtimes plan
- * it: derive each internal value's lifetime from the operator list, ask for
- * 64-byte aligned offsets, allocate one arena, and point every value into it.
+ * it: derive each internal value's lifetime from the operator list, let the
+ * in-place activation reuse its input's memory (as xnn_mark_tensor_as_reuse
+ * does), ask for 64-byte aligned offsets, allocate one arena, and point every
+ * value into it.
  *
  *   cc xnnpack_style.c $(pkg-config --cflags --libs aether_planner)
  */
@@ -37,6 +39,9 @@ enum { OPERATORS = sizeof operators / sizeof operators[0] };
 int main(void) {
   aether_tensor_lifetime values[VALUES];
   size_t offsets[VALUES];
+  /* relu1 runs in place: its output takes over conv1's dying output. */
+  const aether_reuse in_place[] = {{1, 0}};
+  aether_problem problem;
   aether_plan_options options;
   aether_plan_report report;
   aether_status status;
@@ -60,7 +65,10 @@ int main(void) {
   options.alignment = 64; /* what XNNPACK and TFLite use on x86 */
   options.strategy = AETHER_STRATEGY_SEARCH;
   report.struct_size = sizeof report;
-  status = aether_plan_offsets_with(values, VALUES, &options, offsets, &report);
+  aether_problem_init(&problem);
+  problem.reuses = in_place;
+  problem.reuse_count = sizeof in_place / sizeof in_place[0];
+  status = aether_plan_problem(values, VALUES, &problem, &options, offsets, &report);
   if (status != AETHER_STATUS_OK) {
     fprintf(stderr, "planning failed: %s\n", aether_status_str(status));
     return 1;
@@ -77,6 +85,7 @@ int main(void) {
            values[out].last_use);
     data[0] = (unsigned char)k; /* the operator would run here */
   }
+  printf("relu1 in place: value 1 at offset %zu, value 0 at offset %zu\n", offsets[1], offsets[0]);
   free(arena);
   return 0;
 }

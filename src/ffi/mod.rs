@@ -31,11 +31,13 @@
 mod boundary;
 pub mod islands;
 pub mod offsets;
+pub mod problem;
 pub mod reduction;
 pub mod status;
 
 pub use islands::*;
 pub use offsets::*;
+pub use problem::*;
 pub use reduction::*;
 pub use status::*;
 

@@ -112,7 +112,9 @@ unsafe fn compute_plan(
 ///
 /// # Safety
 /// `options` points to `options->struct_size` readable bytes.
-unsafe fn read_options(options: *const aether_plan_options) -> Result<PlanOptions, aether_status> {
+pub(super) unsafe fn read_options(
+    options: *const aether_plan_options,
+) -> Result<PlanOptions, aether_status> {
     check_array(options, 1)?;
     let declared = (*options).struct_size;
     let known = size_of::<aether_plan_options>();

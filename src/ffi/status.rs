@@ -46,6 +46,23 @@ pub const AETHER_STATUS_INVALID_OPTIONS: aether_status = 11;
 pub const AETHER_STATUS_CYCLE: aether_status = 12;
 /// A count passed as a C `int` is negative.
 pub const AETHER_STATUS_NEGATIVE_COUNT: aether_status = 13;
+/// No plan within the problem's capacity exists: the lower bound exceeds it,
+/// or the search considered every plan.
+pub const AETHER_STATUS_DOES_NOT_FIT: aether_status = 14;
+/// No plan within the problem's capacity was found, but none was proven
+/// impossible: the strategy or its budget stopped first.
+pub const AETHER_STATUS_DOES_NOT_FIT_UNPROVEN: aether_status = 15;
+/// Two fixed tensors share bytes while both are live (or share memory by
+/// reuse at different fixed offsets); the explain call names both.
+pub const AETHER_STATUS_CONFLICTING_FIXED_OFFSETS: aether_status = 16;
+/// A gap names no tensor, leaves its lifetime, overlaps another of its gaps,
+/// or has a window outside its size.
+pub const AETHER_STATUS_INVALID_GAP: aether_status = 17;
+/// A reuse pair names a tensor out of range or itself, reuses a smaller
+/// tensor, reuses twice, or closes a cycle.
+pub const AETHER_STATUS_INVALID_REUSE: aether_status = 18;
+/// A fixed offset is not a multiple of an alignment its tensor needs.
+pub const AETHER_STATUS_MISALIGNED_FIXED_OFFSET: aether_status = 19;
 
 /// The `index` of an error that no single input element caused.
 pub const AETHER_NO_INDEX: usize = usize::MAX;
@@ -95,6 +112,24 @@ pub extern "C" fn aether_status_str(status: u32) -> *const c_char {
         AETHER_STATUS_INVALID_OPTIONS => {
             c"invalid options: unknown struct_size, field or strategy in an options or report struct"
         }
+        AETHER_STATUS_DOES_NOT_FIT => {
+            c"does not fit: no plan within the capacity exists (proven)"
+        }
+        AETHER_STATUS_DOES_NOT_FIT_UNPROVEN => {
+            c"does not fit: no plan within the capacity was found within the budget (not proven)"
+        }
+        AETHER_STATUS_CONFLICTING_FIXED_OFFSETS => {
+            c"conflicting fixed offsets: two fixed tensors share bytes while both are live"
+        }
+        AETHER_STATUS_INVALID_GAP => {
+            c"invalid gap: outside its tensor's lifetime, overlapping another, or a window outside its size"
+        }
+        AETHER_STATUS_INVALID_REUSE => {
+            c"invalid reuse: out of range, itself, a smaller tensor, reusing twice, or a cycle"
+        }
+        AETHER_STATUS_MISALIGNED_FIXED_OFFSET => {
+            c"misaligned fixed offset: not a multiple of an alignment its tensor needs"
+        }
         _ => c"unknown status code",
     };
     text.as_ptr()
@@ -112,6 +147,14 @@ pub(crate) fn status_of(error: &PlanError) -> aether_status {
         PlanError::OutOfMemory { .. } => AETHER_STATUS_OUT_OF_MEMORY,
         PlanError::InvalidAlignment { .. } => AETHER_STATUS_INVALID_ALIGNMENT,
         PlanError::Cycle { .. } => AETHER_STATUS_CYCLE,
+        PlanError::DoesNotFit { proven: true, .. } => AETHER_STATUS_DOES_NOT_FIT,
+        PlanError::DoesNotFit { proven: false, .. } => AETHER_STATUS_DOES_NOT_FIT_UNPROVEN,
+        PlanError::ConflictingFixedOffsets { .. } => AETHER_STATUS_CONFLICTING_FIXED_OFFSETS,
+        PlanError::InvalidGap { .. } => AETHER_STATUS_INVALID_GAP,
+        PlanError::InvalidReuse { .. } => AETHER_STATUS_INVALID_REUSE,
+        PlanError::MisalignedFixedOffset { .. } => AETHER_STATUS_MISALIGNED_FIXED_OFFSET,
+        PlanError::InvalidTensorAlignment { .. } => AETHER_STATUS_INVALID_ALIGNMENT,
+        PlanError::ConstraintCount { .. } => AETHER_STATUS_INVALID_OPTIONS,
         #[allow(unreachable_patterns)] // PlanError is non_exhaustive
         _ => AETHER_STATUS_PANIC,
     }

@@ -47,12 +47,14 @@
 //! 0.
 
 mod conflicts;
+mod constrained;
 mod greedy;
 mod heuristic;
 mod no_heap;
 mod peak;
 mod search;
 
+pub use constrained::{try_plan_problem, LifetimeGap, PlanProblem, Reuse};
 pub use greedy::{plan_offsets, try_plan_offsets};
 pub(crate) use no_heap::{
     peak_live_bytes_scratch_bytes, plan_offsets_scratch_bytes, try_peak_live_bytes_in,

@@ -1,0 +1,232 @@
+//! The whole problem real planners state: per-tensor alignment, lifetime gaps
+//! with windows, fixed offsets, hints, a capacity and in-place reuse.
+//!
+//! # Semantics
+//!
+//! Times are node indices and inclusive, as for [`TensorLifetime`]. A tensor
+//! is *active* at every node of its lifetime outside its gaps. During a gap
+//! with a window `(lo, hi)` it is active but occupies only the bytes
+//! `[offset + lo, offset + hi)`; during a gap without one it occupies nothing.
+//! Two tensors conflict when they are active at a common node. As in
+//! MiniMalloc, a conflicting pair must keep one order over all the nodes
+//! they share: one of them lies wholly above the other at every common node,
+//! which is the same as asking `offset_b - offset_a` to stay outside one open
+//! interval (`separation`).
+//!
+//! - Alignment: a tensor's offset is a multiple of the larger of its own
+//!   alignment and the plan's; sizes are rounded up to the plan's alignment
+//!   only, so the arena is `max (offset + rounded size)` over tensors with a
+//!   size, windows or not.
+//! - Fixed tensors keep their offsets; two fixed tensors that conflict, or a
+//!   fixed offset that breaks an alignment, are errors naming the tensors.
+//! - Hints are suggestions: the greedy and the heuristic try a hinted offset
+//!   first and keep it when it is free, aligned and within the capacity.
+//! - Reuse (tensor `b` reuses tensor `a`): `b` gets no memory of its own, it
+//!   lives at `a`'s offset, its size may not exceed `a`'s, and the pair is
+//!   planned as one block active whenever either is, occupying the hull of
+//!   the bytes the active members occupy. Chains and several reusers of one
+//!   tensor form one group.
+//! - Capacity: every tensor ends at or below it. When no such plan is found
+//!   the answer is [`PlanError::DoesNotFit`], never a larger arena; it says
+//!   whether that is proven.
+//!
+//! The layout: `normalise` checks the problem and turns it into blocks with
+//! piecewise windows and pairwise separations; `bound` is the lower bound;
+//! `place` the greedy and the heuristic; `search` the exact search.
+
+mod bound;
+mod normalise;
+mod place;
+mod search;
+
+use super::{try_plan_offsets_with, MemoryPlan, PlanOptions, PlanReport, Strategy};
+use crate::error::PlanError;
+use crate::input::TensorLifetime;
+
+/// A sub-range of a tensor's lifetime in which it is inactive, or, with a
+/// window, active in only part of its bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LifetimeGap {
+    /// The tensor, by index.
+    pub tensor: usize,
+    /// First node of the gap.
+    pub first: usize,
+    /// Last node of the gap (inclusive).
+    pub last: usize,
+    /// During the gap the tensor occupies `[offset + lo, offset + hi)`, with
+    /// `lo <= hi <= size`; `None`: nothing.
+    pub window: Option<(usize, usize)>,
+}
+
+/// Tensor `tensor` reuses the memory of tensor `reused` (an in-place
+/// operator's output over its dying input): same offset, no allocation of
+/// its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Reuse {
+    /// The tensor that takes over the memory.
+    pub tensor: usize,
+    /// The tensor whose memory it takes; at least as large.
+    pub reused: usize,
+}
+
+/// An offset-planning problem with every constraint. Each per-tensor slice
+/// is empty (no constraint) or has one element per tensor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PlanProblem<'a> {
+    /// The tensors.
+    pub tensors: &'a [TensorLifetime],
+    /// Each tensor's alignment (a power of two; 1 for none).
+    pub alignments: &'a [usize],
+    /// Each tensor's fixed offset, or `None` for a free tensor.
+    pub fixed_offsets: &'a [Option<usize>],
+    /// Each tensor's suggested offset, or `None`.
+    pub hints: &'a [Option<usize>],
+    /// The gaps, in any order.
+    pub gaps: &'a [LifetimeGap],
+    /// The reuse pairs.
+    pub reuses: &'a [Reuse],
+    /// The arena may not pass this many bytes; `None`: no limit.
+    pub capacity: Option<usize>,
+}
+
+impl<'a> PlanProblem<'a> {
+    /// The problem of placing `tensors` with no constraint beyond their
+    /// lifetimes.
+    pub fn new(tensors: &'a [TensorLifetime]) -> Self {
+        PlanProblem {
+            tensors,
+            ..PlanProblem::default()
+        }
+    }
+
+    /// Whether nothing beyond the lifetimes is asked for.
+    fn is_plain(&self) -> bool {
+        self.alignments.iter().all(|&a| a == 1)
+            && self.fixed_offsets.iter().all(Option::is_none)
+            && self.hints.iter().all(Option::is_none)
+            && self.gaps.is_empty()
+            && self.reuses.is_empty()
+    }
+}
+
+/// Plans offsets honouring every constraint of `problem`, with the strategy,
+/// plan alignment and budget of `options`.
+///
+/// With no constraint (and no capacity, or one the plain plan meets) this is
+/// exactly [`try_plan_offsets_with`]. Every strategy honours every
+/// constraint: [`Strategy::Greedy`] places fixed tensors, then the others in
+/// decreasing size at their hint or lowest free offset; the heuristic keeps
+/// the best of several orders; the search is an exact branch and bound over
+/// the order of conflicting pairs, started from the heuristic's plan.
+///
+/// Errors: those of [`try_plan_offsets_with`];
+/// [`PlanError::ConstraintCount`], [`PlanError::InvalidTensorAlignment`],
+/// [`PlanError::MisalignedFixedOffset`],
+/// [`PlanError::ConflictingFixedOffsets`], [`PlanError::InvalidGap`],
+/// [`PlanError::InvalidReuse`] naming the element at fault; and
+/// [`PlanError::DoesNotFit`] when no plan within the capacity was found.
+///
+/// ```
+/// use aether_planner::{try_plan_problem, LifetimeGap, PlanOptions, PlanProblem, TensorLifetime};
+/// // Two buffers live together, except that the first pauses at nodes 1-2.
+/// let tensors = [TensorLifetime::new(4, 0, 3), TensorLifetime::new(4, 1, 2)];
+/// let gaps = [LifetimeGap { tensor: 0, first: 1, last: 2, window: None }];
+/// let problem = PlanProblem { gaps: &gaps, capacity: Some(4), ..PlanProblem::new(&tensors) };
+/// let report = try_plan_problem(&problem, &PlanOptions::default()).unwrap();
+/// assert_eq!(report.plan.offsets, vec![0, 0]);
+/// ```
+pub fn try_plan_problem(
+    problem: &PlanProblem<'_>,
+    options: &PlanOptions,
+) -> Result<PlanReport, PlanError> {
+    normalise::check_counts(problem)?;
+    if problem.is_plain() {
+        let report = try_plan_offsets_with(problem.tensors, options)?;
+        match problem.capacity {
+            Some(capacity) if report.plan.arena_size > capacity => {
+                // The plain planners ignore capacities; the constrained
+                // ones below may still find a plan that fits.
+                if report.lower_bound > capacity || options.strategy == Strategy::Greedy {
+                    return Err(PlanError::DoesNotFit {
+                        capacity,
+                        lower_bound: report.lower_bound,
+                        proven: report.lower_bound > capacity,
+                    });
+                }
+            }
+            _ => return Ok(report),
+        }
+    }
+    let model = normalise::Model::new(problem, options.alignment)?;
+    let lower_bound = bound::lower_bound(&model)?;
+    let capacity = problem.capacity;
+    let does_not_fit = |lower_bound: usize, proven: bool| PlanError::DoesNotFit {
+        capacity: capacity.unwrap_or(usize::MAX),
+        lower_bound,
+        proven,
+    };
+    if capacity.is_some_and(|c| lower_bound > c) {
+        return Err(does_not_fit(lower_bound, true));
+    }
+    let (offsets, lower_bound, search_nodes, exhausted) = match options.strategy {
+        Strategy::Greedy => (place::greedy(&model)?, lower_bound, 0, false),
+        Strategy::Heuristic => (place::heuristic(&model)?, lower_bound, 0, false),
+        Strategy::Search => {
+            let start = place::heuristic(&model)?;
+            let outcome = search::improve(&model, start, lower_bound, &options.budget)?;
+            let exhausted = outcome.exhausted;
+            (
+                outcome.offsets,
+                outcome.lower_bound,
+                outcome.nodes,
+                exhausted,
+            )
+        }
+    };
+    let Some(offsets) = offsets else {
+        return Err(does_not_fit(lower_bound, exhausted));
+    };
+    let plan = model.plan_of(&offsets)?;
+    let lower_bound = lower_bound.min(plan.arena_size);
+    Ok(PlanReport {
+        proven_optimal: plan.arena_size == lower_bound,
+        plan,
+        lower_bound,
+        search_nodes,
+    })
+}
+
+/// Rounds `value` up to a multiple of `alignment` (a power of two).
+fn align_up(value: i128, alignment: i128) -> i128 {
+    (value + alignment - 1) & !(alignment - 1)
+}
+
+impl normalise::Model {
+    /// The plan for block offsets: each tensor at its block's offset.
+    fn plan_of(&self, offsets: &[i128]) -> Result<MemoryPlan, PlanError> {
+        let mut arena = 0i128;
+        for (block, &offset) in self.blocks.iter().zip(offsets) {
+            if block.size > 0 {
+                arena = arena.max(offset + block.size);
+            }
+        }
+        let arena_size = usize::try_from(arena).map_err(|_| PlanError::Overflow {
+            tensor: self.first_member_past(offsets),
+        })?;
+        let tensor_offsets = self.block_of.iter().map(|&b| offsets[b] as usize).collect();
+        Ok(MemoryPlan {
+            offsets: tensor_offsets,
+            arena_size,
+        })
+    }
+
+    /// A tensor whose end passes `usize::MAX`.
+    fn first_member_past(&self, offsets: &[i128]) -> usize {
+        (0..self.block_of.len())
+            .find(|&t| {
+                let b = self.block_of[t];
+                offsets[b] + self.blocks[b].size > usize::MAX as i128
+            })
+            .unwrap_or(0)
+    }
+}

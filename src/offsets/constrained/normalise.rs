@@ -1,0 +1,389 @@
+//! Checks a [`PlanProblem`] and turns it into what the planners work on:
+//! blocks (a reuse group, or one tensor) with a piecewise window profile over
+//! time, and for every conflicting pair of blocks the separation that keeps
+//! them apart.
+//!
+//! Arithmetic is in `i128`: node `last_use + 1` and `offset + size` never
+//! overflow there, and windows may make a separation negative.
+
+use super::{PlanProblem, Reuse};
+use crate::error::PlanError;
+use crate::input::check_lifetimes;
+
+/// A gap of one tensor: first and last node, window.
+type GapSpan = (usize, usize, Window);
+type Window = Option<(usize, usize)>;
+
+/// A stretch of time `[start, end)` in which a block occupies the bytes
+/// `[offset + lo, offset + hi)`, `lo < hi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Piece {
+    pub(super) start: i128,
+    pub(super) end: i128,
+    pub(super) lo: i128,
+    pub(super) hi: i128,
+}
+
+/// What is planned as one: a tensor, or a reuse group at one offset.
+#[derive(Clone, Debug)]
+pub(super) struct Block {
+    /// The largest rounded member size.
+    pub(super) size: i128,
+    /// The largest member alignment (and at least the plan's).
+    pub(super) align: i128,
+    /// The fixed offset, if a member is fixed.
+    pub(super) fixed: Option<i128>,
+    /// The first member with a hint, its hint.
+    pub(super) hint: Option<i128>,
+    /// Sorted, disjoint in time.
+    pub(super) pieces: Vec<Piece>,
+}
+
+/// One conflicting neighbour of a block `b`: with `c = other`, `c` above `b`
+/// needs `o_c - o_b >= up` and `b` above `c` needs `o_b - o_c >= down`, so
+/// `o_b` may not lie strictly between `o_c - up` and `o_c + down`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Neighbour {
+    pub(super) other: usize,
+    pub(super) up: i128,
+    pub(super) down: i128,
+}
+
+/// The checked problem.
+pub(super) struct Model {
+    pub(super) blocks: Vec<Block>,
+    /// Each tensor's block.
+    pub(super) block_of: Vec<usize>,
+    /// Each block's conflicting neighbours.
+    pub(super) neighbours: Vec<Vec<Neighbour>>,
+    pub(super) capacity: Option<i128>,
+}
+
+fn check_count<T>(array: &'static str, values: &[T], tensor_count: usize) -> Result<(), PlanError> {
+    if values.is_empty() || values.len() == tensor_count {
+        Ok(())
+    } else {
+        Err(PlanError::ConstraintCount {
+            array,
+            count: values.len(),
+            tensor_count,
+        })
+    }
+}
+
+/// Checks that each per-tensor array is empty or has one element per tensor.
+pub(super) fn check_counts(problem: &PlanProblem<'_>) -> Result<(), PlanError> {
+    let n = problem.tensors.len();
+    check_count("alignments", problem.alignments, n)?;
+    check_count("fixed_offsets", problem.fixed_offsets, n)?;
+    check_count("hints", problem.hints, n)
+}
+
+/// The root of `x` in a disjoint-set forest, with path halving.
+fn find(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
+}
+
+/// Checks the reuse pairs and returns each tensor's group representative.
+fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<Vec<usize>, PlanError> {
+    let n = sizes.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    let mut reuses_already = vec![false; n];
+    for (pair, r) in reuses.iter().enumerate() {
+        let bad = PlanError::InvalidReuse {
+            pair,
+            tensor: r.tensor,
+            reused: r.reused,
+        };
+        if r.tensor >= n || r.reused >= n || r.tensor == r.reused {
+            return Err(bad);
+        }
+        if reuses_already[r.tensor] || sizes[r.tensor] > sizes[r.reused] {
+            return Err(bad);
+        }
+        reuses_already[r.tensor] = true;
+        // `r.tensor` had no reuse yet, so it is the root of its tree: an
+        // edge inside one tree closes a cycle.
+        let (a, b) = (find(&mut parent, r.tensor), find(&mut parent, r.reused));
+        if a == b {
+            return Err(bad);
+        }
+        parent[a] = b;
+    }
+    Ok((0..n).map(|t| find(&mut parent, t)).collect())
+}
+
+impl Model {
+    /// Checks `problem` (reporting the first element at fault) and builds
+    /// its blocks and conflicts at plan alignment `alignment`.
+    pub(super) fn new(problem: &PlanProblem<'_>, alignment: usize) -> Result<Model, PlanError> {
+        let tensors = problem.tensors;
+        let n = tensors.len();
+        if !alignment.is_power_of_two() {
+            return Err(PlanError::InvalidAlignment { alignment });
+        }
+        check_lifetimes(tensors)?;
+        check_counts(problem)?;
+        let mask = alignment - 1;
+        let mut rounded = Vec::with_capacity(n);
+        let mut aligns = Vec::with_capacity(n);
+        for (i, t) in tensors.iter().enumerate() {
+            let size = t
+                .size
+                .checked_add(mask)
+                .ok_or(PlanError::Overflow { tensor: i })?
+                & !mask;
+            rounded.push(size as i128);
+            let own = problem.alignments.get(i).copied().unwrap_or(1);
+            if !own.is_power_of_two() {
+                return Err(PlanError::InvalidTensorAlignment {
+                    tensor: i,
+                    alignment: own,
+                });
+            }
+            aligns.push(own.max(alignment) as i128);
+        }
+        let gaps = tensor_gaps(problem)?;
+        let sizes: Vec<usize> = tensors.iter().map(|t| t.size).collect();
+        let root = reuse_groups(problem.reuses, &sizes)?;
+
+        // Blocks, one per group, numbered by their lowest member.
+        let mut block_of = vec![usize::MAX; n];
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        for t in 0..n {
+            let r = root[t];
+            if block_of[r] == usize::MAX {
+                block_of[r] = members.len();
+                members.push(Vec::new());
+            }
+            block_of[t] = block_of[r];
+            members[block_of[t]].push(t);
+        }
+        let mut blocks = Vec::with_capacity(members.len());
+        let mut fixed_by = Vec::with_capacity(members.len());
+        for group in &members {
+            let mut block = Block {
+                size: 0,
+                align: 1,
+                fixed: None,
+                hint: None,
+                pieces: Vec::new(),
+            };
+            let mut fixer = usize::MAX;
+            let mut pieces = Vec::new();
+            for &t in group {
+                block.size = block.size.max(rounded[t]);
+                block.align = block.align.max(aligns[t]);
+                if let Some(offset) = problem.fixed_offsets.get(t).copied().flatten() {
+                    match block.fixed {
+                        Some(other) if other != offset as i128 => {
+                            return Err(PlanError::ConflictingFixedOffsets {
+                                first: fixer,
+                                second: t,
+                            })
+                        }
+                        _ => (block.fixed, fixer) = (Some(offset as i128), t),
+                    }
+                }
+                if block.hint.is_none() {
+                    block.hint = problem.hints.get(t).copied().flatten().map(|h| h as i128);
+                }
+                tensor_pieces(tensors[t], rounded[t], &gaps[t], &mut pieces);
+            }
+            if let Some(offset) = block.fixed {
+                for &t in group {
+                    if offset % aligns[t] != 0 {
+                        return Err(PlanError::MisalignedFixedOffset {
+                            tensor: t,
+                            offset: offset as usize,
+                            alignment: aligns[t] as usize,
+                        });
+                    }
+                    if offset + rounded[t] > usize::MAX as i128 {
+                        return Err(PlanError::Overflow { tensor: t });
+                    }
+                }
+            }
+            block.pieces = if group.len() == 1 {
+                pieces
+            } else {
+                merge_pieces(&pieces)
+            };
+            blocks.push(block);
+            fixed_by.push(fixer);
+        }
+        let neighbours = conflicts(&blocks);
+        // Fixed blocks must already be apart.
+        for (b, list) in neighbours.iter().enumerate() {
+            let Some(ob) = blocks[b].fixed else { continue };
+            for nb in list.iter().filter(|nb| nb.other > b) {
+                let Some(oc) = blocks[nb.other].fixed else {
+                    continue;
+                };
+                if oc - ob < nb.up && ob - oc < nb.down {
+                    let (x, y) = (fixed_by[b], fixed_by[nb.other]);
+                    return Err(PlanError::ConflictingFixedOffsets {
+                        first: x.min(y),
+                        second: x.max(y),
+                    });
+                }
+            }
+        }
+        Ok(Model {
+            blocks,
+            block_of,
+            neighbours,
+            capacity: problem.capacity.map(|c| c as i128),
+        })
+    }
+
+    /// Whether block `b` at offset `o_b` and block `c` at `o_c` keep apart.
+    pub(super) fn apart(nb: &Neighbour, o_b: i128, o_c: i128) -> bool {
+        o_c - o_b >= nb.up || o_b - o_c >= nb.down
+    }
+}
+
+/// Each tensor's gaps, checked, sorted by first node.
+fn tensor_gaps(problem: &PlanProblem<'_>) -> Result<Vec<Vec<GapSpan>>, PlanError> {
+    let tensors = problem.tensors;
+    let mut gaps = vec![Vec::new(); tensors.len()];
+    let mut index = vec![Vec::new(); tensors.len()];
+    for (g, gap) in problem.gaps.iter().enumerate() {
+        let bad = PlanError::InvalidGap {
+            gap: g,
+            tensor: gap.tensor,
+        };
+        let Some(t) = tensors.get(gap.tensor) else {
+            return Err(bad);
+        };
+        let inside = t.first_use <= gap.first && gap.first <= gap.last && gap.last <= t.last_use;
+        let window_ok = gap.window.map_or(true, |(lo, hi)| lo <= hi && hi <= t.size);
+        if !inside || !window_ok {
+            return Err(bad);
+        }
+        gaps[gap.tensor].push((gap.first, gap.last, gap.window));
+        index[gap.tensor].push(g);
+    }
+    for (list, index) in gaps.iter_mut().zip(&index) {
+        let mut order: Vec<usize> = (0..list.len()).collect();
+        order.sort_by_key(|&k| (list[k].0, index[k]));
+        for pair in order.windows(2) {
+            if list[pair[1]].0 <= list[pair[0]].1 {
+                let g = index[pair[0]].max(index[pair[1]]);
+                return Err(PlanError::InvalidGap {
+                    gap: g,
+                    tensor: problem.gaps[g].tensor,
+                });
+            }
+        }
+        *list = order.iter().map(|&k| list[k]).collect();
+    }
+    Ok(gaps)
+}
+
+/// Appends a tensor's pieces: full between gaps, its window during each gap.
+fn tensor_pieces(
+    t: crate::input::TensorLifetime,
+    size: i128,
+    gaps: &[GapSpan],
+    out: &mut Vec<Piece>,
+) {
+    if size == 0 {
+        return;
+    }
+    let mut push = |start: i128, end: i128, lo: i128, hi: i128| {
+        if start < end && lo < hi {
+            out.push(Piece { start, end, lo, hi });
+        }
+    };
+    let mut at = t.first_use as i128;
+    for &(first, last, window) in gaps {
+        push(at, first as i128, 0, size);
+        if let Some((lo, hi)) = window {
+            push(first as i128, last as i128 + 1, lo as i128, hi as i128);
+        }
+        at = last as i128 + 1;
+    }
+    push(at, t.last_use as i128 + 1, 0, size);
+}
+
+/// The profile of a group: at every time the hull of its active members'
+/// windows, as sorted disjoint pieces.
+fn merge_pieces(pieces: &[Piece]) -> Vec<Piece> {
+    let mut times: Vec<i128> = pieces.iter().flat_map(|p| [p.start, p.end]).collect();
+    times.sort_unstable();
+    times.dedup();
+    let mut out: Vec<Piece> = Vec::new();
+    for span in times.windows(2) {
+        let (start, end) = (span[0], span[1]);
+        let mut hull: Option<(i128, i128)> = None;
+        for p in pieces.iter().filter(|p| p.start <= start && end <= p.end) {
+            hull = Some(match hull {
+                None => (p.lo, p.hi),
+                Some((lo, hi)) => (lo.min(p.lo), hi.max(p.hi)),
+            });
+        }
+        let Some((lo, hi)) = hull else { continue };
+        match out.last_mut() {
+            Some(last) if last.end == start && last.lo == lo && last.hi == hi => last.end = end,
+            _ => out.push(Piece { start, end, lo, hi }),
+        }
+    }
+    out
+}
+
+/// The separations of two blocks active at a common time, as MiniMalloc's
+/// effective sizes: `(up, down)` with `up` the least `o_b - o_a` for `b`
+/// above `a` over every shared time, `down` the reverse; `None` if they
+/// never share a time.
+pub(super) fn separation(a: &[Piece], b: &[Piece]) -> Option<(i128, i128)> {
+    let (mut i, mut j) = (0, 0);
+    let mut found: Option<(i128, i128)> = None;
+    while i < a.len() && j < b.len() {
+        let (pa, pb) = (a[i], b[j]);
+        if pa.start < pb.end && pb.start < pa.end {
+            let (up, down) = (pa.hi - pb.lo, pb.hi - pa.lo);
+            found = Some(match found {
+                None => (up, down),
+                Some((u, d)) => (u.max(up), d.max(down)),
+            });
+        }
+        if pa.end <= pb.end {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    found
+}
+
+/// Every conflicting pair, found by a sweep over the blocks' time spans.
+fn conflicts(blocks: &[Block]) -> Vec<Vec<Neighbour>> {
+    let mut neighbours = vec![Vec::new(); blocks.len()];
+    let mut order: Vec<usize> = (0..blocks.len())
+        .filter(|&b| !blocks[b].pieces.is_empty())
+        .collect();
+    let span = |b: usize| {
+        let p = &blocks[b].pieces;
+        (p[0].start, p[p.len() - 1].end)
+    };
+    order.sort_by_key(|&b| span(b).0);
+    for (k, &a) in order.iter().enumerate() {
+        let end = span(a).1;
+        for &b in order[k + 1..].iter().take_while(|&&b| span(b).0 < end) {
+            if let Some((up, down)) = separation(&blocks[a].pieces, &blocks[b].pieces) {
+                neighbours[a].push(Neighbour { other: b, up, down });
+                neighbours[b].push(Neighbour {
+                    other: a,
+                    up: down,
+                    down: up,
+                });
+            }
+        }
+    }
+    neighbours
+}
