@@ -627,10 +627,11 @@ fn defect_3_init_with_the_callers_size_lets_newer_fields_be_seen() {
             );
             newer.later_field = later_field;
             let (mut offsets, mut rep) = ([0usize; 2], report());
+            // The whole struct's bytes: C's `&newer.known` may reach them.
             let status = aether_plan_offsets_with(
                 tensors.as_ptr(),
                 2,
-                &newer.known,
+                core::ptr::addr_of!(newer).cast(),
                 offsets.as_mut_ptr(),
                 &mut rep,
             );
