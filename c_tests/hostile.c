@@ -507,11 +507,18 @@ static const char *status_name(aether_status s) {
   static const char *const names[] = {"OK",       "NULL_POINTER",     "INVALID_LIFETIME",
                                       "NOT_TOPOLOGICAL", "NODE_OUT_OF_RANGE", "OVERFLOW",
                                       "BUFFER_TOO_SMALL", "OUT_OF_MEMORY",    "PANIC",
-                                      "MISALIGNED_POINTER"};
+                                      "MISALIGNED_POINTER", "INVALID_ALIGNMENT", "INVALID_OPTIONS",
+                                      "CYCLE", "NEGATIVE_COUNT", "DOES_NOT_FIT",
+                                      "DOES_NOT_FIT_UNPROVEN", "CONFLICTING_FIXED_OFFSETS",
+                                      "INVALID_GAP", "INVALID_REUSE", "MISALIGNED_FIXED_OFFSET",
+                                      "OVERLAPPING_BUFFERS"};
   return s < sizeof names / sizeof names[0] ? names[s] : "UNKNOWN";
 }
 
-static int probe_reduce(unsigned log2_nodes, const char *shape, unsigned long limit_mib) {
+/* One reduction of 2^log2_nodes nodes, strict or in any order; the any-order
+ * form gets the chain numbered backwards, so that it must reorder. */
+static int probe_reduce(int any_order, unsigned log2_nodes, const char *shape,
+                        unsigned long limit_mib) {
   const size_t n = (size_t)1 << log2_nodes;
   const int chain = strcmp(shape, "chain") == 0;
   const size_t m = chain ? n - 1 : 1;
@@ -521,9 +528,12 @@ static int probe_reduce(unsigned log2_nodes, const char *shape, unsigned long li
   aether_status status;
   if (edges == NULL) return 2;
   for (i = 0; i < m; i++) edges[i] = chain ? edge(i, i + 1) : edge(0, n - 1);
+  if (any_order)
+    for (i = 0; i < m; i++) edges[i] = edge(n - 1 - edges[i].target, n - 1 - edges[i].source);
   limit_address_space(limit_mib);
   start = now_seconds();
-  status = aether_transitive_reduction(n, edges, m, edges, m, &count);
+  status = any_order ? aether_transitive_reduction_any_order(n, edges, m, edges, m, &count)
+                     : aether_transitive_reduction(n, edges, m, edges, m, &count);
   printf("status=%s seconds=%.3f count=%lu\n", status_name(status), now_seconds() - start,
          (unsigned long)count);
   free(edges);
@@ -544,9 +554,42 @@ static int probe_peak(size_t tensor_count, unsigned long limit_mib) {
   return 0;
 }
 
+/* aether_plan_offsets_with over tensor_count tensors of one size, each live
+ * at two nodes of a sliding window (a realistic, sparse conflict graph). */
+static int probe_with(const char *strategy, size_t tensor_count, unsigned long limit_mib) {
+  aether_tensor_lifetime *tensors = (aether_tensor_lifetime *)malloc(tensor_count * sizeof *tensors);
+  size_t *offsets = (size_t *)malloc(tensor_count * sizeof *offsets);
+  aether_plan_options options;
+  aether_plan_report report = {sizeof(aether_plan_report), 0, 0, 0, 0};
+  aether_status status;
+  size_t i;
+  if (tensors == NULL || offsets == NULL) return 2;
+  for (i = 0; i < tensor_count; i++) {
+    tensors[i].size = 64 + (i % 7) * 16;
+    tensors[i].first_use = i;
+    tensors[i].last_use = i + 1;
+  }
+  memset(offsets, 0, tensor_count * sizeof *offsets);
+  if (AETHER_PLAN_OPTIONS_INIT(&options) != AETHER_STATUS_OK) return 2;
+  options.alignment = 64;
+  options.strategy = strcmp(strategy, "search") == 0      ? AETHER_STRATEGY_SEARCH
+                     : strcmp(strategy, "heuristic") == 0 ? AETHER_STRATEGY_HEURISTIC
+                                                          : AETHER_STRATEGY_GREEDY;
+  limit_address_space(limit_mib);
+  status = aether_plan_offsets_with(tensors, tensor_count, &options, offsets, &report);
+  printf("status=%s arena=%lu\n", status_name(status), (unsigned long)report.arena_size);
+  free(offsets);
+  free(tensors);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 5 && strcmp(argv[1], "reduce") == 0)
-    return probe_reduce((unsigned)atoi(argv[2]), argv[3], strtoul(argv[4], NULL, 10));
+    return probe_reduce(0, (unsigned)atoi(argv[2]), argv[3], strtoul(argv[4], NULL, 10));
+  if (argc == 5 && strcmp(argv[1], "any-order") == 0)
+    return probe_reduce(1, (unsigned)atoi(argv[2]), argv[3], strtoul(argv[4], NULL, 10));
+  if (argc == 5 && strcmp(argv[1], "with") == 0)
+    return probe_with(argv[2], (size_t)strtoull(argv[3], NULL, 10), strtoul(argv[4], NULL, 10));
   if (argc == 4 && strcmp(argv[1], "peak") == 0)
     return probe_peak((size_t)strtoull(argv[2], NULL, 10), strtoul(argv[3], NULL, 10));
   if (argc == 2 && strcmp(argv[1], "known-bugs") == 0) {
@@ -554,7 +597,8 @@ int main(int argc, char **argv) {
     return report();
   }
   if (argc != 1) {
-    fprintf(stderr, "usage: hostile [known-bugs | reduce LOG2N chain|one LIMIT_MIB | peak COUNT LIMIT_MIB]\n");
+    fprintf(stderr, "usage: hostile [known-bugs | reduce|any-order LOG2N chain|one LIMIT_MIB |\n"
+                    "                peak COUNT LIMIT_MIB | with greedy|heuristic|search COUNT LIMIT_MIB]\n");
     return 2;
   }
   test_node_numbers_at_size_max();

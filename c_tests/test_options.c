@@ -189,7 +189,50 @@ static void test_bad_options_leave_outputs_untouched(void) {
   aether_plan_options_init(NULL); /* does nothing, does not crash */
 }
 
+/* A caller compiled against a newer header: its struct has a field this
+ * library does not know. Initialised the recommended way, the field is zero
+ * and accepted; once set, it is refused (0.1.0's init wrote its own size,
+ * so the field was silently ignored). */
+struct newer_plan_options {
+  aether_plan_options known;
+  uint64_t later_field;
+};
+
+static void test_the_init_macro_lets_newer_fields_be_seen(void) {
+  const aether_tensor_lifetime t[2] = {{100, 0, 1}, {50, 1, 2}};
+  struct newer_plan_options newer;
+  aether_plan_report report = {sizeof(aether_plan_report), 0, 0, 0, 0};
+  size_t offsets[2];
+  memset(&newer, 0x5A, sizeof newer);
+  CHECK_STATUS(AETHER_PLAN_OPTIONS_INIT(&newer.known), AETHER_STATUS_OK);
+  /* The macro passes sizeof *(&newer.known): the caller's own type. */
+  CHECK(newer.known.struct_size == sizeof(aether_plan_options));
+  CHECK_STATUS(aether_plan_options_init_sized(&newer.known, sizeof newer), AETHER_STATUS_OK);
+  CHECK(newer.known.struct_size == sizeof newer && newer.later_field == 0);
+  CHECK(newer.known.strategy == AETHER_STRATEGY_GREEDY && newer.known.alignment == 1);
+  CHECK_STATUS(aether_plan_offsets_with(t, 2, &newer.known, offsets, &report), AETHER_STATUS_OK);
+  newer.later_field = 1;
+  CHECK_STATUS(aether_plan_offsets_with(t, 2, &newer.known, offsets, &report),
+               AETHER_STATUS_INVALID_OPTIONS);
+  CHECK_STATUS(aether_plan_options_init_sized(&newer.known, 3), AETHER_STATUS_INVALID_OPTIONS);
+  CHECK_STATUS(aether_plan_options_init_sized(NULL, sizeof newer), AETHER_STATUS_NULL_POINTER);
+  /* A struct_size past the documented maximum is refused unread. */
+  newer.later_field = 0;
+  newer.known.struct_size = AETHER_PLAN_OPTIONS_MAX_SIZE + 8;
+  CHECK_STATUS(aether_plan_offsets_with(t, 2, &newer.known, offsets, &report),
+               AETHER_STATUS_INVALID_OPTIONS);
+}
+
+static void test_the_version_number_matches_the_header(void) {
+  CHECK(aether_version_number() == AETHER_PLANNER_VERSION_NUMBER);
+  CHECK(AETHER_PLANNER_VERSION_NUMBER == AETHER_PLANNER_VERSION_MAJOR * 10000 +
+                                             AETHER_PLANNER_VERSION_MINOR * 100 +
+                                             AETHER_PLANNER_VERSION_PATCH);
+}
+
 int main(void) {
+  test_the_init_macro_lets_newer_fields_be_seen();
+  test_the_version_number_matches_the_header();
   test_defaults_are_the_plain_greedy_plan();
   test_random_plans_of_every_strategy();
   test_a_node_budget_gives_the_same_plan_every_time();

@@ -106,7 +106,7 @@ static void test_every_constraint_is_honoured(void) {
   const aether_reuse reuses[1] = {{1, 0}};
   uint32_t strategy;
   aether_problem p;
-  aether_problem_init(&p);
+  AETHER_PROBLEM_INIT(&p);
   p.alignments = alignments;
   p.alignment_count = 5;
   p.fixed_offsets = fixed;
@@ -135,7 +135,7 @@ static void test_no_constraint_is_the_plain_plan(void) {
   const aether_tensor_lifetime t[4] = {{100, 0, 1}, {80, 1, 2}, {60, 2, 3}, {40, 0, 3}};
   aether_problem p;
   uint32_t strategy;
-  aether_problem_init(&p);
+  AETHER_PROBLEM_INIT(&p);
   for (strategy = AETHER_STRATEGY_GREEDY; strategy <= AETHER_STRATEGY_SEARCH; strategy++) {
     aether_plan_options options = options_for(strategy);
     aether_plan_report a = new_report(), b = new_report();
@@ -155,7 +155,7 @@ static void test_does_not_fit_is_told_and_writes_nothing(void) {
   aether_plan_report report = new_report();
   size_t offsets[3] = {7, 7, 7};
   aether_problem_detail detail;
-  aether_problem_init(&p);
+  AETHER_PROBLEM_INIT(&p);
   p.capacity = 7;
   CHECK_STATUS(aether_plan_problem(t, 3, &p, &options, offsets, &report),
                AETHER_STATUS_DOES_NOT_FIT);
@@ -180,7 +180,7 @@ static void test_bad_constraints_are_named(void) {
   aether_problem p;
   aether_problem_detail detail;
 
-  aether_problem_init(&p);
+  AETHER_PROBLEM_INIT(&p);
   p.fixed_offsets = fixed;
   p.fixed_offset_count = 2;
   detail = explain(t, 2, &p, AETHER_STRATEGY_GREEDY);
@@ -193,13 +193,13 @@ static void test_bad_constraints_are_named(void) {
   detail = explain(t, 2, &p, AETHER_STRATEGY_GREEDY);
   CHECK(detail.status == AETHER_STATUS_MISALIGNED_FIXED_OFFSET && detail.tensor == 0);
 
-  aether_problem_init(&p);
+  AETHER_PROBLEM_INIT(&p);
   p.gaps = outside;
   p.gap_count = 1;
   detail = explain(t, 2, &p, AETHER_STRATEGY_GREEDY);
   CHECK(detail.status == AETHER_STATUS_INVALID_GAP && detail.tensor == 1 && detail.item == 0);
 
-  aether_problem_init(&p);
+  AETHER_PROBLEM_INIT(&p);
   p.reuses = self;
   p.reuse_count = 1;
   detail = explain(t, 2, &p, AETHER_STRATEGY_GREEDY);
@@ -211,18 +211,18 @@ static void test_bad_constraints_are_named(void) {
     CHECK(detail.status == AETHER_STATUS_INVALID_REUSE && detail.other_tensor == 0);
   }
 
-  aether_problem_init(&p);
+  AETHER_PROBLEM_INIT(&p);
   p.alignments = alignments;
   p.alignment_count = 1; /* neither 0 nor tensor_count */
   detail = explain(t, 2, &p, AETHER_STRATEGY_GREEDY);
   CHECK(detail.status == AETHER_STATUS_INVALID_OPTIONS);
 
-  aether_problem_init(&p);
+  AETHER_PROBLEM_INIT(&p);
   p.gap_count = 1; /* NULL with a count */
   detail = explain(t, 2, &p, AETHER_STRATEGY_GREEDY);
   CHECK(detail.status == AETHER_STATUS_NULL_POINTER);
 
-  aether_problem_init(&p);
+  AETHER_PROBLEM_INIT(&p);
   p.struct_size = sizeof p - 1;
   detail = explain(t, 2, &p, AETHER_STRATEGY_GREEDY);
   CHECK(detail.status == AETHER_STATUS_INVALID_OPTIONS);

@@ -6,6 +6,10 @@
  * brute force, reductions against Warshall's closure and edge-by-edge
  * minimality, islands against a relaxation to each component's minimum,
  * and the explain functions against the status of the call they explain.
+ * The other forms are checked against those: aether_plan_offsets_with in
+ * every strategy for soundness at its alignment, the workspace forms and
+ * islands_i32 for equal results, the any-order reduction on the reversed
+ * numbering for the reversed result.
  *
  * Usage: threads [THREADS [ROUNDS]] (defaults 16 and 60). Prints
  * "N passed, M failed" and exits non-zero on any failure.
@@ -155,6 +159,54 @@ static void round_of_plans(struct worker *w, uint64_t *rng, unsigned r) {
   note(w, aether_plan_offsets_explain(t, n, &detail) == AETHER_STATUS_OK &&
               detail.status == AETHER_STATUS_OK && detail.index == AETHER_NO_INDEX,
        "plan explained as OK", r);
+  {
+    size_t workspace[4 * MAX_TENSORS + 1], same[MAX_TENSORS], same_arena = 0, same_peak = 0;
+    note(w, aether_plan_offsets_workspace_size(n) <= sizeof workspace &&
+                aether_peak_live_bytes_workspace_size(n) <= sizeof workspace,
+         "workspace sizes", r);
+    note(w, aether_plan_offsets_in_workspace(t, n, workspace, sizeof workspace, same,
+                                             &same_arena) == AETHER_STATUS_OK &&
+                same_arena == arena && memcmp(same, offsets, n * sizeof *same) == 0,
+         "workspace plan equals the plan", r);
+    note(w, aether_peak_live_bytes_in_workspace(t, n, workspace, sizeof workspace, &same_peak) ==
+                    AETHER_STATUS_OK &&
+                same_peak == peak,
+         "workspace peak equals the peak", r);
+  }
+  {
+    aether_plan_options options;
+    aether_plan_report report;
+    size_t with[MAX_TENSORS], k;
+    uint32_t strategy = (uint32_t)below(rng, 3);
+    note(w, AETHER_PLAN_OPTIONS_INIT(&options) == AETHER_STATUS_OK, "options init", r);
+    options.strategy = strategy;
+    options.alignment = (size_t)1 << below(rng, 7);
+    options.budget_nodes = 2000;
+    report.struct_size = sizeof report;
+    note(w, aether_plan_offsets_with(t, n, &options, with, &report) == AETHER_STATUS_OK &&
+                report.arena_size >= peak && report.lower_bound <= report.arena_size,
+         "plan with options", r);
+    /* Sound at the alignment: rounded sizes never share a byte. */
+    for (k = 0; k < n; k++) t[k].size = (t[k].size + options.alignment - 1) & ~(options.alignment - 1);
+    note(w, plan_is_sound(t, n, with, report.arena_size), "plan with options is sound", r);
+    for (k = 0; k < n; k++) note(w, with[k] % options.alignment == 0, "aligned offset", r);
+    note(w, aether_plan_offsets_with_explain(t, n, &options, &detail) == AETHER_STATUS_OK &&
+                detail.status == AETHER_STATUS_OK,
+         "plan with options explained as OK", r);
+  }
+}
+
+/* Sorts edges by (source, target): insertion sort, the lists are short. */
+static void sort_edges(aether_edge *e, size_t m) {
+  size_t i, j;
+  for (i = 1; i < m; i++) {
+    aether_edge x = e[i];
+    for (j = i; j > 0 && (e[j - 1].source > x.source ||
+                          (e[j - 1].source == x.source && e[j - 1].target > x.target));
+         j--)
+      e[j] = e[j - 1];
+    e[j] = x;
+  }
 }
 
 static void round_of_reductions(struct worker *w, uint64_t *rng, unsigned r) {
@@ -204,6 +256,29 @@ static void round_of_reductions(struct worker *w, uint64_t *rng, unsigned r) {
     closure(n, fewer, k, without);
     note(w, memcmp(without, full, sizeof without) != 0, "every kept edge is needed", r);
   }
+  {
+    /* The workspace form gives the same result; the any-order form, on the
+     * numbering reversed (x -> n - 1 - x), the result reversed. */
+    size_t workspace[MAX_NODES + 2 * MAX_EDGES], same = 0, any = 0;
+    aether_edge other[MAX_EDGES], reversed[MAX_EDGES], expected[MAX_EDGES];
+    note(w, aether_transitive_reduction_workspace_size(n, m) <= sizeof workspace, "workspace", r);
+    note(w, aether_transitive_reduction_in_workspace(n, in, m, workspace, sizeof workspace, other,
+                                                     m, &same) == AETHER_STATUS_OK &&
+                same == count && memcmp(other, out, count * sizeof *other) == 0,
+         "workspace reduction equals the reduction", r);
+    for (i = 0; i < m; i++) reversed[i] = (aether_edge){n - 1 - in[i].target, n - 1 - in[i].source};
+    for (i = 0; i < count; i++)
+      expected[i] = (aether_edge){n - 1 - out[i].target, n - 1 - out[i].source};
+    sort_edges(expected, count);
+    note(w, aether_transitive_reduction_any_order(n, reversed, m, other, m, &any) ==
+                    AETHER_STATUS_OK &&
+                any == count && memcmp(other, expected, count * sizeof *other) == 0,
+         "any-order reduction of the reversed numbering", r);
+    note(w, aether_transitive_reduction_any_order_explain(n, reversed, m, &detail) ==
+                    AETHER_STATUS_OK &&
+                detail.status == AETHER_STATUS_OK,
+         "any-order explained as OK", r);
+  }
   /* In place gives the same result. */
   {
     size_t again = 0;
@@ -235,6 +310,27 @@ static void round_of_islands(struct worker *w, uint64_t *rng, unsigned r) {
   note(w, aether_islands(n, inc, m, labels, &count) == AETHER_STATUS_OK, "islands", r);
   note(w, count == relaxed_islands(n, inc, m, expected), "island count", r);
   note(w, memcmp(labels, expected, n * sizeof(size_t)) == 0, "island labels", r);
+  {
+    /* The engine layout: a self-incidence as (x, -1) or (-1, x). */
+    int pairs[MAX_ISLAND_NODES * 4], ints[MAX_ISLAND_NODES], int_count = -1;
+    int same = 1;
+    for (i = 0; i < m; i++) {
+      int a = (int)inc[i].a, b = (int)inc[i].b;
+      if (a == b && below(rng, 2) == 0) {
+        if (below(rng, 2) == 0) a = -1; else b = -1;
+      }
+      pairs[2 * i] = a, pairs[2 * i + 1] = b;
+    }
+    note(w, aether_islands_i32((int)n, pairs, (int)m, ints, &int_count) == AETHER_STATUS_OK &&
+                (size_t)int_count == count,
+         "islands_i32", r);
+    for (i = 0; i < n; i++)
+      same &= expected[i] == AETHER_NO_ISLAND ? ints[i] == -1 : (size_t)ints[i] == expected[i];
+    note(w, same, "islands_i32 labels", r);
+    note(w, aether_islands_i32_explain((int)n, pairs, (int)m, &detail) == AETHER_STATUS_OK &&
+                detail.status == AETHER_STATUS_OK,
+         "islands_i32 explained as OK", r);
+  }
 }
 
 static void *work(void *arg) {
@@ -260,6 +356,7 @@ static void *work(void *arg) {
         round_of_reductions(w, &rng, r);
     }
     note(w, strcmp(aether_version(), AETHER_PLANNER_VERSION_STRING) == 0, "version", r);
+    note(w, aether_version_number() == AETHER_PLANNER_VERSION_NUMBER, "version number", r);
   }
   return NULL;
 }

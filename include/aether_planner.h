@@ -12,8 +12,19 @@
  *    A pointer to a single output value is never NULL. Otherwise the call
  *    returns AETHER_STATUS_NULL_POINTER.
  *  - Outputs are written only on success (AETHER_STATUS_OK). On error no output
- *    is written, except that a reduction whose output buffer is too small
- *    reports the count it needs.
+ *    is written, except that a reduction whose edges_out is too small reports
+ *    the count it needs (BUFFER_TOO_SMALL); a workspace too small writes
+ *    nothing at all.
+ *  - Overlap: inputs are only read and may overlap one another. Outputs
+ *    (arrays, single values, workspaces) never overlap one another, and a
+ *    workspace overlaps no input. Any other output may overlap an input,
+ *    except the labels of aether_islands and aether_islands_i32, which are
+ *    their working memory. A forbidden overlap is
+ *    AETHER_STATUS_OVERLAPPING_BUFFERS, with nothing written. What counts is
+ *    the bytes a call touches: count * sizeof(element) of an array (of a
+ *    reduction's edges_out, at most edge_count elements), and of a workspace
+ *    the bytes its *_workspace_size function gives, never more of it,
+ *    whatever workspace_size says.
  *  - Every entry point is reentrant and thread-safe; there is no global state.
  *  - No panic or abort escapes: an internal error is AETHER_STATUS_PANIC.
  *  - The aether_*_explain functions name the input element at fault.
@@ -32,6 +43,27 @@
 #define AETHER_OFFSET_FREE SIZE_MAX
 /** `aether_problem::capacity`: no limit. */
 #define AETHER_NO_CAPACITY SIZE_MAX
+
+/**
+ * The header's version as one number, MAJOR * 10000 + MINOR * 100 + PATCH
+ * (from the macros below), as aether_version_number() gives the library's.
+ */
+#define AETHER_PLANNER_VERSION_NUMBER \
+  (AETHER_PLANNER_VERSION_MAJOR * 10000 + AETHER_PLANNER_VERSION_MINOR * 100 + \
+   AETHER_PLANNER_VERSION_PATCH)
+
+/**
+ * Initialises an options struct of the caller's own size (the recommended
+ * way): aether_plan_options_init_sized(options, sizeof *(options)).
+ */
+#define AETHER_PLAN_OPTIONS_INIT(options) \
+  aether_plan_options_init_sized((options), sizeof *(options))
+
+/**
+ * Initialises a problem struct of the caller's own size:
+ * aether_problem_init(problem, sizeof *(problem)).
+ */
+#define AETHER_PROBLEM_INIT(problem) aether_problem_init((problem), sizeof *(problem))
 
 #define AETHER_PLANNER_VERSION_MAJOR 0
 #define AETHER_PLANNER_VERSION_MINOR 1
@@ -62,9 +94,23 @@
  */
 #define AETHER_BUDGET_UNLIMITED UINT64_MAX
 
+/**
+ * The largest `aether_plan_options::struct_size` this library reads: a
+ * larger one (an uninitialised struct, say) is `INVALID_OPTIONS` without a
+ * byte past the known fields being read. Far above any planned growth.
+ */
+#define AETHER_PLAN_OPTIONS_MAX_SIZE 256
 
 
 
+
+
+/**
+ * The largest `aether_problem::struct_size` this library reads: a larger
+ * one (an uninitialised struct, say) is `INVALID_OPTIONS` without a byte
+ * past the known fields being read.
+ */
+#define AETHER_PROBLEM_MAX_SIZE 512
 
 
 
@@ -129,14 +175,17 @@ typedef struct aether_tensor_lifetime {
 
 /**
  * How `aether_plan_offsets_with` plans. Initialise with
- * `aether_plan_options_init`, then change the fields you need: the struct
+ * `AETHER_PLAN_OPTIONS_INIT(&options)` (or `aether_plan_options_init_sized`
+ * with the caller's `sizeof`), then change the fields you need: the struct
  * may grow at its end in later versions, and `struct_size` tells the library
  * which version the caller compiled against.
  */
 typedef struct aether_plan_options {
   /**
-   * `sizeof(aether_plan_options)` as the caller compiled it. Bytes past the
-   * fields this library knows must be zero.
+   * `sizeof(aether_plan_options)` as the caller compiled it: a multiple of
+   * the struct's alignment from 40 (this version) to
+   * `AETHER_PLAN_OPTIONS_MAX_SIZE`. Bytes past the fields this library
+   * knows must be zero.
    */
   size_t struct_size;
   /**
@@ -240,7 +289,7 @@ typedef struct aether_reuse {
 
 /**
  * The constraints of `aether_plan_problem`. Initialise with
- * `aether_problem_init` (no constraint), then set what you need. Each
+ * `AETHER_PROBLEM_INIT(&problem)` (no constraint), then set what you need. Each
  * per-tensor array has 0 elements (no constraint) or `tensor_count`; every
  * pointer may be NULL when its count is 0. The struct may grow at its end;
  * `struct_size` says which version the caller compiled against.
@@ -385,7 +434,10 @@ typedef struct aether_edge {
 #define AETHER_STATUS_OVERFLOW 5
 
 /**
- * The output buffer cannot hold the result; the needed count was reported.
+ * A buffer is too small. For a reduction's `edges_out`, the count it needs
+ * was written to `*edges_out_count`. For a `workspace`, nothing was
+ * written (the count output neither): the function's `*_workspace_size`
+ * gives the bytes it needs.
  */
 #define AETHER_STATUS_BUFFER_TOO_SMALL 6
 
@@ -462,6 +514,13 @@ typedef struct aether_edge {
  */
 #define AETHER_STATUS_MISALIGNED_FIXED_OFFSET 19
 
+/**
+ * Two buffers of the call share bytes in a way the calling rules forbid
+ * (outputs and workspaces overlap nothing else; the islands labels overlap
+ * no input either). Nothing was written.
+ */
+#define AETHER_STATUS_OVERLAPPING_BUFFERS 20
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -474,6 +533,16 @@ extern "C" {
 const char *aether_version(void);
 
 /**
+ * The library's version as one number, `MAJOR * 10000 + MINOR * 100 +
+ * PATCH` (0.1.0 is 100, 1.2.3 is 10203), equal to the header's
+ * `AETHER_PLANNER_VERSION_NUMBER` when the two match. A program linked
+ * against the shared library can refuse an incompatible one at start-up:
+ * within 0.x a different minor version is incompatible, from 1.0 on a
+ * different major one, or an older minor than the header's.
+ */
+uint32_t aether_version_number(void);
+
+/**
  * Connected components ("islands") of the nodes named by the incidences,
  * labelled canonically: island `k` is the one whose smallest member is the
  * `k`-th smallest among islands, whatever the order and orientation of the
@@ -482,9 +551,10 @@ const char *aether_version(void);
  * `labels_out` has `node_count` elements; on success `labels_out[x]` is node
  * `x`'s island, or `AETHER_NO_ISLAND` for a node in no incidence, and
  * `*island_count_out` the number of islands. No heap memory is used: the
- * label array serves as the disjoint-set forest, so it must not overlap
- * `incidences`. Errors: `NULL_POINTER`, `MISALIGNED_POINTER`,
- * `NODE_OUT_OF_RANGE`, `OVERFLOW`.
+ * label array serves as the disjoint-set forest, so it overlaps neither
+ * `incidences` nor `island_count_out` (`OVERLAPPING_BUFFERS`). Errors:
+ * `NULL_POINTER`, `MISALIGNED_POINTER`, `NODE_OUT_OF_RANGE`, `OVERFLOW`,
+ * `OVERLAPPING_BUFFERS`.
  *
  * # Safety
  * `incidences` points to `incidence_count` readable elements and
@@ -518,10 +588,12 @@ aether_status aether_islands_explain(size_t node_count,
  * written straight into the engine's `int` array, -1 for a node in no
  * island. The labels equal `aether_islands`' for the same incidences.
  *
- * No heap memory is used (the label array is the forest). Errors:
- * `NULL_POINTER`, `MISALIGNED_POINTER`, `NEGATIVE_COUNT` (`node_count` or
- * `pair_count` below 0), `NODE_OUT_OF_RANGE` (an index at or beyond
- * `node_count`, below -1, or a pair of two -1s).
+ * No heap memory is used (the label array is the forest, so it overlaps
+ * neither `pairs` nor `island_count_out`). Errors: `NULL_POINTER`,
+ * `MISALIGNED_POINTER`, `NEGATIVE_COUNT` (`node_count` or `pair_count`
+ * below 0), `NODE_OUT_OF_RANGE` (an index at or beyond `node_count`, below
+ * -1, or a pair of two -1s), `OVERLAPPING_BUFFERS`;
+ * `aether_islands_i32_explain` names the pair at fault.
  *
  * # Safety
  * `pairs` points to `2 * pair_count` readable ints and `labels_out` to
@@ -533,6 +605,21 @@ aether_status aether_islands_i32(int32_t node_count,
                                  int32_t pair_count,
                                  int32_t *labels_out,
                                  int32_t *island_count_out);
+
+/**
+ * Explains what `aether_islands_i32` returns for these inputs (its outputs
+ * aside): the status, the index of the pair at fault (or `AETHER_NO_INDEX`)
+ * and the node it names in `node` (`AETHER_NO_INDEX` for an index below -1
+ * or a pair of two -1s, which name no node).
+ *
+ * # Safety
+ * As for `aether_islands_i32`; `detail_out` points to one writable
+ * `aether_error_detail`.
+ */
+aether_status aether_islands_i32_explain(int32_t node_count,
+                                         const int32_t *pairs,
+                                         int32_t pair_count,
+                                         struct aether_error_detail *detail_out);
 
 /**
  * The scratch bytes `aether_islands` and `aether_islands_i32` need beyond
@@ -587,20 +674,38 @@ aether_status aether_plan_offsets_explain(const struct aether_tensor_lifetime *t
 void aether_plan_options_init(struct aether_plan_options *options);
 
 /**
+ * Fills the `struct_size` bytes at `options` as a caller compiled against
+ * any version of this header wants them: every byte zero, then the
+ * defaults of `aether_plan_options_init`, with `options->struct_size` set
+ * to `struct_size`, so that fields newer than this library, once set,
+ * are seen (and refused) by `aether_plan_offsets_with`. Call it as
+ * `AETHER_PLAN_OPTIONS_INIT(&options)`, which passes `sizeof(options)`.
+ *
+ * Errors, with nothing written: `NULL_POINTER`, `MISALIGNED_POINTER`,
+ * `INVALID_OPTIONS` (`struct_size` below 40, above
+ * `AETHER_PLAN_OPTIONS_MAX_SIZE`, or not a multiple of the alignment).
+ *
+ * # Safety
+ * `options` is NULL or points to `struct_size` writable bytes.
+ */
+aether_status aether_plan_options_init_sized(struct aether_plan_options *options,
+                                             size_t struct_size);
+
+/**
  * Plans offsets with an alignment and a strategy: `greedy` is
  * `aether_plan_offsets` on sizes rounded up to the alignment; `heuristic`
  * keeps the best of several orderings and placement rules; `search` looks
  * for the minimum arena within its budgets and says whether it proved it.
  * Every strategy is sound.
  *
- * `options` comes from `aether_plan_options_init`; `offsets_out` has
+ * `options` comes from `AETHER_PLAN_OPTIONS_INIT`; `offsets_out` has
  * `tensor_count` elements; `report_out->struct_size` must be set. Errors:
  * those of `aether_plan_offsets`, `INVALID_ALIGNMENT`, `INVALID_OPTIONS`.
  *
  * # Safety
  * As for `aether_plan_offsets`; `options` points to an initialised
- * `aether_plan_options` and `report_out` to one writable
- * `aether_plan_report`.
+ * `aether_plan_options` (`options->struct_size` readable bytes) and
+ * `report_out` to one writable `aether_plan_report`.
  */
 aether_status aether_plan_offsets_with(const struct aether_tensor_lifetime *tensors,
                                        size_t tensor_count,
@@ -660,15 +765,19 @@ size_t aether_plan_offsets_workspace_size(size_t tensor_count);
  * `aether_plan_offsets` without any heap allocation: the same plan, with
  * every scratch array carved out of `workspace`.
  *
- * `workspace` holds `workspace_size` bytes, aligned for `size_t`, and
- * overlaps no other argument; it needs
+ * `workspace` holds `workspace_size` bytes, aligned for `size_t`; it needs
  * `aether_plan_offsets_workspace_size(tensor_count)` bytes, else
- * `BUFFER_TOO_SMALL` with nothing written. Other errors as for
- * `aether_plan_offsets`. The spec's literal algorithm: O(n^2 log n).
+ * `BUFFER_TOO_SMALL` with nothing written, and only those first bytes are
+ * touched. The workspace overlaps no other argument, and the outputs not
+ * each other (`OVERLAPPING_BUFFERS`); `offsets_out` may overlap `tensors`,
+ * as in `aether_plan_offsets` (it is written after the last read). Other
+ * errors as for `aether_plan_offsets`. The spec's literal algorithm:
+ * O(n^2 log n).
  *
  * # Safety
- * As for `aether_plan_offsets`; `workspace` points to `workspace_size`
- * writable bytes (NULL only when the size needed is 0).
+ * As for `aether_plan_offsets`; `workspace` points to
+ * `aether_plan_offsets_workspace_size(tensor_count)` writable bytes (NULL
+ * only when that is 0).
  */
 aether_status aether_plan_offsets_in_workspace(const struct aether_tensor_lifetime *tensors,
                                                size_t tensor_count,
@@ -685,11 +794,13 @@ size_t aether_peak_live_bytes_workspace_size(size_t tensor_count);
 
 /**
  * `aether_peak_live_bytes` without any heap allocation, over a workspace as
- * for `aether_plan_offsets_in_workspace`.
+ * for `aether_plan_offsets_in_workspace` (`peak_out` may overlap
+ * `tensors`, neither may overlap the workspace).
  *
  * # Safety
- * As for `aether_peak_live_bytes`; `workspace` points to `workspace_size`
- * writable bytes (NULL only when the size needed is 0).
+ * As for `aether_peak_live_bytes`; `workspace` points to
+ * `aether_peak_live_bytes_workspace_size(tensor_count)` writable bytes
+ * (NULL only when that is 0).
  */
 aether_status aether_peak_live_bytes_in_workspace(const struct aether_tensor_lifetime *tensors,
                                                   size_t tensor_count,
@@ -698,13 +809,19 @@ aether_status aether_peak_live_bytes_in_workspace(const struct aether_tensor_lif
                                                   size_t *peak_out);
 
 /**
- * Fills `problem` with no constraint (every array empty, no capacity) and
- * this version's `struct_size`. Does nothing if `problem` is NULL.
+ * Fills a caller's `aether_problem` of `struct_size` bytes (pass
+ * `sizeof(aether_problem)`, as `AETHER_PROBLEM_INIT(&problem)` does) with
+ * no constraint: every array empty, no capacity, every byte past the fields
+ * this library knows zero, and `struct_size` the caller's. Errors:
+ * `NULL_POINTER`, `MISALIGNED_POINTER`, `INVALID_OPTIONS` (a size below this
+ * library's, above `AETHER_PROBLEM_MAX_SIZE`, or not a multiple of the
+ * alignment).
  *
  * # Safety
- * `problem` is NULL or points to one writable `aether_problem`.
+ * `problem` is NULL or points to `struct_size` writable bytes.
  */
-void aether_problem_init(struct aether_problem *problem);
+aether_status aether_problem_init(struct aether_problem *problem,
+                                  size_t struct_size);
 
 /**
  * Plans offsets honouring every constraint of `problem` with the strategy,
@@ -831,7 +948,8 @@ aether_status aether_transitive_reduction_any_order_explain(size_t node_count,
 /**
  * The exact workspace bytes `aether_transitive_reduction_in_workspace`
  * needs: `node_count * ceil(node_count / 64) * 8` for the bit matrix plus
- * `2 * sizeof(size_t)` per edge, or `SIZE_MAX` if that does not fit.
+ * `2 * sizeof(size_t)` per edge, or `SIZE_MAX` if that does not fit; 0 when
+ * `edge_count` is 0 (no matrix is needed, whatever `node_count`).
  */
 size_t aether_transitive_reduction_workspace_size(size_t node_count,
                                                   size_t edge_count);
@@ -839,12 +957,17 @@ size_t aether_transitive_reduction_workspace_size(size_t node_count,
 /**
  * `aether_transitive_reduction` without any heap allocation, over a
  * workspace as for `aether_plan_offsets_in_workspace`. Buffers, results
- * and errors as for `aether_transitive_reduction`, except that `edges_out`
- * must not overlap `edges`.
+ * and errors as for `aether_transitive_reduction` (`edges_out` may overlap
+ * `edges`: the edges are copied into the workspace first), and the same
+ * result for every input. The workspace overlaps no other argument
+ * (`OVERLAPPING_BUFFERS`). A workspace smaller than
+ * `aether_transitive_reduction_workspace_size(node_count, edge_count)` is
+ * `BUFFER_TOO_SMALL` with nothing written, `*edges_out_count` included.
  *
  * # Safety
  * As for `aether_transitive_reduction`; `workspace` points to
- * `workspace_size` writable bytes (NULL only when the size needed is 0).
+ * `aether_transitive_reduction_workspace_size(node_count, edge_count)`
+ * writable bytes (NULL only when that is 0).
  */
 aether_status aether_transitive_reduction_in_workspace(size_t node_count,
                                                        const struct aether_edge *edges,

@@ -67,6 +67,72 @@ fn the_shared_library_exports_only_aether_symbols_and_has_a_soname() {
     );
 }
 
+/// The ABI: the 23 entry points of 0.1.0, which never change meaning, and
+/// those added since; nothing removed, nothing exported by accident.
+const EXPORTS: [&str; 29] = [
+    "aether_islands",
+    "aether_islands_explain",
+    "aether_islands_i32",
+    "aether_islands_workspace_size",
+    "aether_peak_live_bytes",
+    "aether_peak_live_bytes_explain",
+    "aether_peak_live_bytes_in_workspace",
+    "aether_peak_live_bytes_workspace_size",
+    "aether_plan_offsets",
+    "aether_plan_offsets_explain",
+    "aether_plan_offsets_in_workspace",
+    "aether_plan_offsets_with",
+    "aether_plan_offsets_with_explain",
+    "aether_plan_offsets_workspace_size",
+    "aether_plan_options_init",
+    "aether_status_str",
+    "aether_transitive_reduction",
+    "aether_transitive_reduction_any_order",
+    "aether_transitive_reduction_any_order_explain",
+    "aether_transitive_reduction_explain",
+    "aether_transitive_reduction_in_workspace",
+    "aether_transitive_reduction_workspace_size",
+    "aether_version",
+    // Since 0.1.0.
+    "aether_islands_i32_explain",
+    "aether_plan_options_init_sized",
+    "aether_plan_problem",
+    "aether_plan_problem_explain",
+    "aether_problem_init",
+    "aether_version_number",
+];
+
+#[test]
+fn the_shared_library_exports_exactly_the_abis_entry_points_and_the_header_declares_them() {
+    let a = artifacts();
+    let symbols = run(Command::new("nm")
+        .args(["-D", "--defined-only", "--format=posix"])
+        .arg(&a.shared_lib));
+    let mut exported: Vec<&str> = symbols
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    exported.sort_unstable();
+    let mut expected = EXPORTS.to_vec();
+    expected.sort_unstable();
+    assert_eq!(exported, expected);
+    let header = std::fs::read_to_string(format!("{ROOT}/include/aether_planner.h")).unwrap();
+    for name in EXPORTS {
+        // A declaration: outside comments, the name right before its "(".
+        let declared = header.lines().any(|line| {
+            let code = line.trim_start();
+            !code.starts_with('*')
+                && !code.starts_with("/*")
+                && code.match_indices(&format!("{name}(")).any(|(at, _)| {
+                    at == 0
+                        || !code.as_bytes()[at - 1].is_ascii_alphanumeric()
+                            && code.as_bytes()[at - 1] != b'_'
+                })
+        });
+        assert!(declared, "{name} is not declared in the header");
+    }
+}
+
 #[test]
 fn a_panic_inside_any_entry_point_becomes_a_status_and_the_process_goes_on() {
     let injected = build_artifacts("c-harness-panic", "panic-injection");

@@ -5,7 +5,8 @@
 //! address-space limit.
 //!
 //! `scripts/reliability.sh` installs valgrind where it is missing; without it
-//! the valgrind tests say so and check nothing.
+//! the valgrind tests fail under `CI=true` and elsewhere say so and check
+//! nothing.
 
 mod common;
 
@@ -131,7 +132,11 @@ fn valgrind() -> Option<PathBuf> {
         .map(|s| s.success())
         .unwrap_or(false);
     if !found {
-        eprintln!("valgrind is not installed: scripts/reliability.sh installs it; skipped");
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "valgrind is not installed, and under CI=true the valgrind checks are required"
+        );
+        eprintln!("valgrind is not installed: scripts/reliability.sh installs it; SKIPPED");
     }
     found.then(|| PathBuf::from("valgrind"))
 }
@@ -251,4 +256,57 @@ fn a_peak_whose_scratch_cannot_be_had_is_out_of_memory_not_an_abort() {
 fn a_reduction_of_size_max_nodes_is_out_of_memory_not_a_panic() {
     let exe = probe_exe();
     expect_all_passed(Command::new(exe).arg("known-bugs"));
+}
+
+/// Runs one probe and returns its stdout, asserting it exited normally: an
+/// abort (an infallible allocation failing) is the failure looked for.
+fn probe_status(args: &[&str]) -> String {
+    let out = probe(&probe_exe(), args, Duration::from_secs(120));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{args:?}: {:?}\n{text}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// The any-order reduction under the limit: chains whose matrices cannot
+/// fit are OUT_OF_MEMORY (its reordering arrays are allocated fallibly
+/// too), one that fits succeeds, and a single edge among 2^22 nodes under
+/// 64 MiB is refused rather than aborting.
+#[test]
+fn an_any_order_reduction_beyond_the_address_space_limit_is_out_of_memory() {
+    for log2 in ["17", "18", "20"] {
+        let text = probe_status(&["any-order", log2, "chain", "768"]);
+        assert!(text.contains("status=OUT_OF_MEMORY"), "2^{log2}: {text}");
+    }
+    let text = probe_status(&["any-order", "22", "one", "64"]);
+    assert!(text.contains("status=OUT_OF_MEMORY"), "{text}");
+    let text = probe_status(&["any-order", "13", "chain", "768"]);
+    assert!(
+        text.contains("status=OK") && text.contains("count=8191"),
+        "{text}"
+    );
+}
+
+/// `aether_plan_offsets_with`, greedy, 2^22 tensors (96 MiB of input, as
+/// much again copied) under address-space limits from just above the
+/// input to where the plan fits: every call returns, OK or OUT_OF_MEMORY,
+/// and the tightest one is OUT_OF_MEMORY. Before the offsets planners
+/// allocated fallibly, 240..320 MiB aborted in the rounding of sizes.
+#[test]
+#[ignore = "needs the fallible offsets planners (defect 1 of the reliability issue); run with --ignored"]
+fn a_greedy_plan_with_options_under_address_space_limits_never_aborts() {
+    let mut statuses = Vec::new();
+    for limit in ["256", "288", "320", "384", "512", "768"] {
+        let text = probe_status(&["with", "greedy", "4194304", limit]);
+        assert!(
+            text.contains("status=OK") || text.contains("status=OUT_OF_MEMORY"),
+            "{limit} MiB: {text}"
+        );
+        statuses.push(text);
+    }
+    assert!(statuses[0].contains("status=OUT_OF_MEMORY"), "{statuses:?}");
 }

@@ -37,7 +37,7 @@ int main(void) {
   aether_status status;
   int v;
 
-  aether_problem_init(&problem);
+  AETHER_PROBLEM_INIT(&problem);
   problem.fixed_offsets = fixed;
   problem.fixed_offset_count = VALUES;
   problem.alignments = alignments;

@@ -65,7 +65,7 @@ int main(void) {
   options.alignment = 64; /* what XNNPACK and TFLite use on x86 */
   options.strategy = AETHER_STRATEGY_SEARCH;
   report.struct_size = sizeof report;
-  aether_problem_init(&problem);
+  AETHER_PROBLEM_INIT(&problem);
   problem.reuses = in_place;
   problem.reuse_count = sizeof in_place / sizeof in_place[0];
   status = aether_plan_problem(values, VALUES, &problem, &options, offsets, &report);

@@ -108,7 +108,7 @@ fuzz_target!(|data: &[u8]| {
         reuse_count: 0,
         capacity: 0,
     };
-    unsafe { aether_problem_init(&mut problem) };
+    unsafe { aether_problem_init(&mut problem, core::mem::size_of::<aether_problem>()) };
     problem.alignments = alignments.as_ptr();
     problem.alignment_count = alignments.len();
     problem.fixed_offsets = fixed.as_ptr();

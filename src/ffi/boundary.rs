@@ -90,8 +90,8 @@ pub(crate) unsafe fn write_array<T: Copy>(ptr: *mut T, values: &[T]) {
 /// A checked input array as a slice; empty when `count` is 0.
 ///
 /// # Safety
-/// `ptr` points to `count` readable elements that no output of the call
-/// overlaps.
+/// `ptr` points to `count` readable elements that nothing writes while the
+/// slice lives: callers refuse overlapping outputs first ([`disjoint`]).
 pub(crate) unsafe fn input_slice<'a, T>(
     ptr: *const T,
     count: usize,
@@ -102,6 +102,35 @@ pub(crate) unsafe fn input_slice<'a, T>(
     } else {
         core::slice::from_raw_parts(ptr, count)
     })
+}
+
+/// A checked input array read element by element through its raw pointer,
+/// never as a reference: an output written through another pointer may
+/// overlap it once the algorithm has stopped reading.
+pub(crate) struct RawInput<T> {
+    ptr: *const T,
+    count: usize,
+}
+
+impl<T: Copy> RawInput<T> {
+    /// # Safety
+    /// `ptr` points to `count` readable elements for as long as the value
+    /// is used.
+    pub(crate) unsafe fn new(ptr: *const T, count: usize) -> Result<Self, aether_status> {
+        check_array(ptr, count)?;
+        Ok(RawInput { ptr, count })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Element `i`; panics (caught by [`guard`]) past the end.
+    pub(crate) fn get(&self, i: usize) -> T {
+        assert!(i < self.count, "input index {i} out of {}", self.count);
+        // SAFETY: `new`'s contract, and `i < count`.
+        unsafe { self.ptr.add(i).read() }
+    }
 }
 
 /// A checked output array as a slice; empty when `count` is 0.
@@ -117,27 +146,97 @@ pub(crate) unsafe fn output_slice<'a, T>(ptr: *mut T, count: usize) -> &'a mut [
     }
 }
 
-/// A caller's workspace of at least `needed` bytes, as scratch memory.
-///
-/// # Safety
-/// `workspace` points to `workspace_size` writable bytes that no other
-/// argument of the call overlaps.
-pub(crate) unsafe fn scratch_of<'a>(
+/// The bytes one argument of a call touches: `count` elements at `ptr`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Region {
+    start: usize,
+    bytes: usize,
+}
+
+/// The region of `count` elements at `ptr` (a byte length past `usize` is
+/// clamped; `check_array` refuses such arrays anyway).
+pub(crate) fn region<T>(ptr: *const T, count: usize) -> Region {
+    Region {
+        start: ptr as usize,
+        bytes: count.saturating_mul(size_of::<T>()),
+    }
+}
+
+/// Refuses, with `AETHER_STATUS_OVERLAPPING_BUFFERS`, any two non-empty
+/// regions that share a byte.
+pub(crate) fn disjoint(regions: &[Region]) -> Result<(), aether_status> {
+    for (i, a) in regions.iter().enumerate() {
+        for b in &regions[i + 1..] {
+            if a.bytes == 0 || b.bytes == 0 {
+                continue;
+            }
+            let a_end = a.start.saturating_add(a.bytes);
+            let b_end = b.start.saturating_add(b.bytes);
+            if a.start < b_end && b.start < a_end {
+                return Err(AETHER_STATUS_OVERLAPPING_BUFFERS);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The bytes of a caller's workspace that a call needs, checked: the
+/// declared size suffices, the pointer is aligned for `size_t` and NULL only
+/// when nothing is needed.
+pub(crate) fn workspace_region(
     workspace: *mut core::ffi::c_void,
     workspace_size: usize,
     needed: Option<usize>,
-) -> Result<Scratch<'a>, aether_status> {
+) -> Result<Region, aether_status> {
     let needed = needed.ok_or(AETHER_STATUS_OVERFLOW)?;
     if workspace_size < needed {
         return Err(AETHER_STATUS_BUFFER_TOO_SMALL);
     }
-    let workspace = workspace.cast::<usize>();
-    check_array(workspace.cast_const(), needed.div_ceil(size_of::<usize>()))?;
-    Ok(Scratch::new(if needed == 0 {
+    check_array(
+        workspace.cast::<usize>().cast_const(),
+        needed.div_ceil(size_of::<usize>()),
+    )?;
+    Ok(region(workspace.cast::<u8>().cast_const(), needed))
+}
+
+/// The first `needed` bytes of a caller's workspace as scratch memory: only
+/// the bytes the call uses, never the declared size, which a caller may
+/// state generously.
+///
+/// # Safety
+/// `workspace_region(workspace, _, Some(needed))` succeeded, `workspace`
+/// points to `needed` writable bytes, and [`disjoint`] refused every other
+/// argument overlapping them.
+pub(crate) unsafe fn scratch_of<'a>(
+    workspace: *mut core::ffi::c_void,
+    needed: usize,
+) -> Scratch<'a> {
+    Scratch::new(if needed == 0 {
         &mut []
     } else {
-        core::slice::from_raw_parts_mut(workspace.cast(), workspace_size)
-    }))
+        core::slice::from_raw_parts_mut(workspace.cast(), needed)
+    })
+}
+
+/// Whether `struct_size` is one an extensible struct `T` of this or a later
+/// version can have: at least this library's size, at most `max` (so an
+/// uninitialised size is refused without reading past the struct), and a
+/// multiple of `T`'s alignment.
+pub(crate) fn struct_size_is_valid<T>(struct_size: usize, max: usize) -> bool {
+    (size_of::<T>()..=max).contains(&struct_size) && struct_size % align_of::<T>() == 0
+}
+
+/// Whether the bytes of the caller's `T` past the fields this library knows,
+/// up to `declared`, are all zero: a newer caller's extra fields are accepted
+/// only at their zero default. Read byte by byte, so no slice is ever built
+/// over memory the caller only claims.
+///
+/// # Safety
+/// `struct_size_is_valid::<T>(declared, _)` holds and `ptr` points to
+/// `declared` readable bytes.
+pub(crate) unsafe fn unknown_fields_are_zero<T>(ptr: *const T, declared: usize) -> bool {
+    let bytes = ptr.cast::<u8>();
+    (size_of::<T>()..declared).all(|k| bytes.add(k).read() == 0)
 }
 
 /// Fills `detail_out` with an outcome's status and element index.

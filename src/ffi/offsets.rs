@@ -25,6 +25,10 @@ pub const AETHER_STRATEGY_HEURISTIC: u32 = 1;
 pub const AETHER_STRATEGY_SEARCH: u32 = 2;
 /// A budget field's value for "no limit".
 pub const AETHER_BUDGET_UNLIMITED: u64 = u64::MAX;
+/// The largest `aether_plan_options::struct_size` this library reads: a
+/// larger one (an uninitialised struct, say) is `INVALID_OPTIONS` without a
+/// byte past the known fields being read. Far above any planned growth.
+pub const AETHER_PLAN_OPTIONS_MAX_SIZE: usize = 256;
 
 /// A tensor: `size` bytes, live from node `first_use` through node `last_use`
 /// (inclusive).
@@ -40,14 +44,17 @@ pub struct aether_tensor_lifetime {
 }
 
 /// How `aether_plan_offsets_with` plans. Initialise with
-/// `aether_plan_options_init`, then change the fields you need: the struct
+/// `AETHER_PLAN_OPTIONS_INIT(&options)` (or `aether_plan_options_init_sized`
+/// with the caller's `sizeof`), then change the fields you need: the struct
 /// may grow at its end in later versions, and `struct_size` tells the library
 /// which version the caller compiled against.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct aether_plan_options {
-    /// `sizeof(aether_plan_options)` as the caller compiled it. Bytes past the
-    /// fields this library knows must be zero.
+    /// `sizeof(aether_plan_options)` as the caller compiled it: a multiple of
+    /// the struct's alignment from 40 (this version) to
+    /// `AETHER_PLAN_OPTIONS_MAX_SIZE`. Bytes past the fields this library
+    /// knows must be zero.
     pub struct_size: usize,
     /// Every offset is a multiple of this power of two, and the arena is
     /// computed on sizes rounded up to it. 1: no alignment.
@@ -89,13 +96,13 @@ fn tensor_of(t: aether_tensor_lifetime) -> TensorLifetime {
     }
 }
 
-impl InputList for [aether_tensor_lifetime] {
+impl InputList for RawInput<aether_tensor_lifetime> {
     type Item = TensorLifetime;
     fn count(&self) -> usize {
         self.len()
     }
     fn at(&self, i: usize) -> TensorLifetime {
-        tensor_of(self[i])
+        tensor_of(self.get(i))
     }
 }
 
@@ -108,22 +115,26 @@ unsafe fn compute_plan(
     outcome(try_plan_offsets(&tensors))
 }
 
+/// Whether `struct_size` is one an options struct of this or a later
+/// version can have.
+fn options_size_is_valid(struct_size: usize) -> bool {
+    struct_size_is_valid::<aether_plan_options>(struct_size, AETHER_PLAN_OPTIONS_MAX_SIZE)
+}
+
 /// The options a C caller asked for, or why they are not acceptable.
 ///
 /// # Safety
-/// `options` points to `options->struct_size` readable bytes.
+/// `options` points to `options->struct_size` readable bytes, or to one
+/// `aether_plan_options` if that size is not valid.
 pub(super) unsafe fn read_options(
     options: *const aether_plan_options,
 ) -> Result<PlanOptions, aether_status> {
     check_array(options, 1)?;
     let declared = (*options).struct_size;
-    let known = size_of::<aether_plan_options>();
-    if declared < known {
+    if !options_size_is_valid(declared) {
         return Err(AETHER_STATUS_INVALID_OPTIONS);
     }
-    // A newer caller's extra fields are accepted only at their zero default.
-    let tail = core::slice::from_raw_parts(options.cast::<u8>().add(known), declared - known);
-    if tail.iter().any(|&byte| byte != 0) {
+    if !unknown_fields_are_zero(options, declared) {
         return Err(AETHER_STATUS_INVALID_OPTIONS);
     }
     let options = options.read();
@@ -188,6 +199,7 @@ pub unsafe extern "C" fn aether_plan_offsets(
     guard(|| {
         check_array(offsets_out, tensor_count)?;
         check_value(arena_size_out)?;
+        disjoint(&[region(offsets_out, tensor_count), region(arena_size_out, 1)])?;
         let plan = compute_plan(tensors, tensor_count).map_err(|f| f.status)?;
         write_array(offsets_out, &plan.offsets);
         arena_size_out.write(plan.arena_size);
@@ -235,20 +247,50 @@ pub unsafe extern "C" fn aether_plan_options_init(options: *mut aether_plan_opti
     });
 }
 
+/// Fills the `struct_size` bytes at `options` as a caller compiled against
+/// any version of this header wants them: every byte zero, then the
+/// defaults of `aether_plan_options_init`, with `options->struct_size` set
+/// to `struct_size`, so that fields newer than this library, once set,
+/// are seen (and refused) by `aether_plan_offsets_with`. Call it as
+/// `AETHER_PLAN_OPTIONS_INIT(&options)`, which passes `sizeof(options)`.
+///
+/// Errors, with nothing written: `NULL_POINTER`, `MISALIGNED_POINTER`,
+/// `INVALID_OPTIONS` (`struct_size` below 40, above
+/// `AETHER_PLAN_OPTIONS_MAX_SIZE`, or not a multiple of the alignment).
+///
+/// # Safety
+/// `options` is NULL or points to `struct_size` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_options_init_sized(
+    options: *mut aether_plan_options,
+    struct_size: usize,
+) -> aether_status {
+    guard(|| {
+        check_value(options)?;
+        if !options_size_is_valid(struct_size) {
+            return Err(AETHER_STATUS_INVALID_OPTIONS);
+        }
+        options.cast::<u8>().write_bytes(0, struct_size);
+        aether_plan_options_init(options);
+        (*options).struct_size = struct_size;
+        Ok(())
+    })
+}
+
 /// Plans offsets with an alignment and a strategy: `greedy` is
 /// `aether_plan_offsets` on sizes rounded up to the alignment; `heuristic`
 /// keeps the best of several orderings and placement rules; `search` looks
 /// for the minimum arena within its budgets and says whether it proved it.
 /// Every strategy is sound.
 ///
-/// `options` comes from `aether_plan_options_init`; `offsets_out` has
+/// `options` comes from `AETHER_PLAN_OPTIONS_INIT`; `offsets_out` has
 /// `tensor_count` elements; `report_out->struct_size` must be set. Errors:
 /// those of `aether_plan_offsets`, `INVALID_ALIGNMENT`, `INVALID_OPTIONS`.
 ///
 /// # Safety
 /// As for `aether_plan_offsets`; `options` points to an initialised
-/// `aether_plan_options` and `report_out` to one writable
-/// `aether_plan_report`.
+/// `aether_plan_options` (`options->struct_size` readable bytes) and
+/// `report_out` to one writable `aether_plan_report`.
 #[no_mangle]
 pub unsafe extern "C" fn aether_plan_offsets_with(
     tensors: *const aether_tensor_lifetime,
@@ -260,6 +302,7 @@ pub unsafe extern "C" fn aether_plan_offsets_with(
     guard(|| {
         check_array(offsets_out, tensor_count)?;
         check_value(report_out)?;
+        disjoint(&[region(offsets_out, tensor_count), region(report_out, 1)])?;
         if (*report_out).struct_size < size_of::<aether_plan_report>() {
             return Err(AETHER_STATUS_INVALID_OPTIONS);
         }
@@ -344,15 +387,19 @@ pub extern "C" fn aether_plan_offsets_workspace_size(tensor_count: usize) -> usi
 /// `aether_plan_offsets` without any heap allocation: the same plan, with
 /// every scratch array carved out of `workspace`.
 ///
-/// `workspace` holds `workspace_size` bytes, aligned for `size_t`, and
-/// overlaps no other argument; it needs
+/// `workspace` holds `workspace_size` bytes, aligned for `size_t`; it needs
 /// `aether_plan_offsets_workspace_size(tensor_count)` bytes, else
-/// `BUFFER_TOO_SMALL` with nothing written. Other errors as for
-/// `aether_plan_offsets`. The spec's literal algorithm: O(n^2 log n).
+/// `BUFFER_TOO_SMALL` with nothing written, and only those first bytes are
+/// touched. The workspace overlaps no other argument, and the outputs not
+/// each other (`OVERLAPPING_BUFFERS`); `offsets_out` may overlap `tensors`,
+/// as in `aether_plan_offsets` (it is written after the last read). Other
+/// errors as for `aether_plan_offsets`. The spec's literal algorithm:
+/// O(n^2 log n).
 ///
 /// # Safety
-/// As for `aether_plan_offsets`; `workspace` points to `workspace_size`
-/// writable bytes (NULL only when the size needed is 0).
+/// As for `aether_plan_offsets`; `workspace` points to
+/// `aether_plan_offsets_workspace_size(tensor_count)` writable bytes (NULL
+/// only when that is 0).
 #[no_mangle]
 pub unsafe extern "C" fn aether_plan_offsets_in_workspace(
     tensors: *const aether_tensor_lifetime,
@@ -365,12 +412,18 @@ pub unsafe extern "C" fn aether_plan_offsets_in_workspace(
     guard(|| {
         check_array(offsets_out, tensor_count)?;
         check_value(arena_size_out)?;
-        let tensors = input_slice(tensors, tensor_count)?;
+        let tensors_in = RawInput::new(tensors, tensor_count)?;
         let needed = plan_offsets_scratch_bytes(tensor_count);
-        let mut scratch = scratch_of(workspace, workspace_size, needed)?;
-        let offsets = output_slice(offsets_out, tensor_count);
-        let arena =
-            try_plan_offsets_in(tensors, &mut scratch, offsets).map_err(|e| status_of(&e))?;
+        let work = workspace_region(workspace, workspace_size, needed)?;
+        let offsets = region(offsets_out, tensor_count);
+        let arena = region(arena_size_out, 1);
+        disjoint(&[work, offsets, arena])?;
+        disjoint(&[work, region(tensors, tensor_count)])?;
+        let mut scratch = scratch_of(workspace, needed.unwrap_or(0));
+        let arena = try_plan_offsets_in(&tensors_in, &mut scratch, |i, offset| {
+            offsets_out.add(i).write(offset)
+        })
+        .map_err(|e| status_of(&e))?;
         arena_size_out.write(arena);
         Ok(())
     })
@@ -384,11 +437,13 @@ pub extern "C" fn aether_peak_live_bytes_workspace_size(tensor_count: usize) -> 
 }
 
 /// `aether_peak_live_bytes` without any heap allocation, over a workspace as
-/// for `aether_plan_offsets_in_workspace`.
+/// for `aether_plan_offsets_in_workspace` (`peak_out` may overlap
+/// `tensors`, neither may overlap the workspace).
 ///
 /// # Safety
-/// As for `aether_peak_live_bytes`; `workspace` points to `workspace_size`
-/// writable bytes (NULL only when the size needed is 0).
+/// As for `aether_peak_live_bytes`; `workspace` points to
+/// `aether_peak_live_bytes_workspace_size(tensor_count)` writable bytes
+/// (NULL only when that is 0).
 #[no_mangle]
 pub unsafe extern "C" fn aether_peak_live_bytes_in_workspace(
     tensors: *const aether_tensor_lifetime,
@@ -399,10 +454,13 @@ pub unsafe extern "C" fn aether_peak_live_bytes_in_workspace(
 ) -> aether_status {
     guard(|| {
         check_value(peak_out)?;
-        let tensors = input_slice(tensors, tensor_count)?;
+        let tensors_in = RawInput::new(tensors, tensor_count)?;
         let needed = peak_live_bytes_scratch_bytes(tensor_count);
-        let mut scratch = scratch_of(workspace, workspace_size, needed)?;
-        let peak = try_peak_live_bytes_in(tensors, &mut scratch).map_err(|e| status_of(&e))?;
+        let work = workspace_region(workspace, workspace_size, needed)?;
+        disjoint(&[work, region(peak_out, 1)])?;
+        disjoint(&[work, region(tensors, tensor_count)])?;
+        let mut scratch = scratch_of(workspace, needed.unwrap_or(0));
+        let peak = try_peak_live_bytes_in(&tensors_in, &mut scratch).map_err(|e| status_of(&e))?;
         peak_out.write(peak);
         Ok(())
     })

@@ -17,6 +17,10 @@ use crate::{
 pub const AETHER_OFFSET_FREE: usize = usize::MAX;
 /// `aether_problem::capacity`: no limit.
 pub const AETHER_NO_CAPACITY: usize = usize::MAX;
+/// The largest `aether_problem::struct_size` this library reads: a larger
+/// one (an uninitialised struct, say) is `INVALID_OPTIONS` without a byte
+/// past the known fields being read.
+pub const AETHER_PROBLEM_MAX_SIZE: usize = 512;
 
 /// A gap of one tensor: nodes `first` through `last` (inclusive) of its
 /// lifetime in which it is inactive, or, with `has_window` set, occupies only
@@ -52,7 +56,7 @@ pub struct aether_reuse {
 }
 
 /// The constraints of `aether_plan_problem`. Initialise with
-/// `aether_problem_init` (no constraint), then set what you need. Each
+/// `AETHER_PROBLEM_INIT(&problem)` (no constraint), then set what you need. Each
 /// per-tensor array has 0 elements (no constraint) or `tensor_count`; every
 /// pointer may be NULL when its count is 0. The struct may grow at its end;
 /// `struct_size` says which version the caller compiled against.
@@ -140,12 +144,9 @@ unsafe fn compute(
     let options = read_options(options).map_err(Fault::Status)?;
     check_array(problem, 1).map_err(Fault::Status)?;
     let declared = (*problem).struct_size;
-    let known = size_of::<aether_problem>();
-    if declared < known {
-        return Err(Fault::Status(AETHER_STATUS_INVALID_OPTIONS));
-    }
-    let tail = core::slice::from_raw_parts(problem.cast::<u8>().add(known), declared - known);
-    if tail.iter().any(|&byte| byte != 0) {
+    if !struct_size_is_valid::<aether_problem>(declared, AETHER_PROBLEM_MAX_SIZE)
+        || !unknown_fields_are_zero(problem, declared)
+    {
         return Err(Fault::Status(AETHER_STATUS_INVALID_OPTIONS));
     }
     let p = problem.read();
@@ -186,17 +187,29 @@ unsafe fn compute(
     try_plan_problem(&problem, &options).map_err(Fault::Core)
 }
 
-/// Fills `problem` with no constraint (every array empty, no capacity) and
-/// this version's `struct_size`. Does nothing if `problem` is NULL.
+/// Fills a caller's `aether_problem` of `struct_size` bytes (pass
+/// `sizeof(aether_problem)`, as `AETHER_PROBLEM_INIT(&problem)` does) with
+/// no constraint: every array empty, no capacity, every byte past the fields
+/// this library knows zero, and `struct_size` the caller's. Errors:
+/// `NULL_POINTER`, `MISALIGNED_POINTER`, `INVALID_OPTIONS` (a size below this
+/// library's, above `AETHER_PROBLEM_MAX_SIZE`, or not a multiple of the
+/// alignment).
 ///
 /// # Safety
-/// `problem` is NULL or points to one writable `aether_problem`.
+/// `problem` is NULL or points to `struct_size` writable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn aether_problem_init(problem: *mut aether_problem) {
-    let _ = guard(|| {
+pub unsafe extern "C" fn aether_problem_init(
+    problem: *mut aether_problem,
+    struct_size: usize,
+) -> aether_status {
+    guard(|| {
         check_value(problem)?;
+        if !struct_size_is_valid::<aether_problem>(struct_size, AETHER_PROBLEM_MAX_SIZE) {
+            return Err(AETHER_STATUS_INVALID_OPTIONS);
+        }
+        problem.cast::<u8>().write_bytes(0, struct_size);
         problem.write(aether_problem {
-            struct_size: size_of::<aether_problem>(),
+            struct_size,
             alignments: core::ptr::null(),
             alignment_count: 0,
             fixed_offsets: core::ptr::null(),
@@ -210,7 +223,7 @@ pub unsafe extern "C" fn aether_problem_init(problem: *mut aether_problem) {
             capacity: AETHER_NO_CAPACITY,
         });
         Ok(())
-    });
+    })
 }
 
 /// Plans offsets honouring every constraint of `problem` with the strategy,
@@ -245,6 +258,7 @@ pub unsafe extern "C" fn aether_plan_problem(
     guard(|| {
         check_array(offsets_out, tensor_count)?;
         check_value(report_out)?;
+        disjoint(&[region(offsets_out, tensor_count), region(report_out, 1)])?;
         if (*report_out).struct_size < size_of::<aether_plan_report>() {
             return Err(AETHER_STATUS_INVALID_OPTIONS);
         }

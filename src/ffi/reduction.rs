@@ -18,14 +18,30 @@ pub struct aether_edge {
     pub target: usize,
 }
 
-impl InputList for [aether_edge] {
+impl InputList for RawInput<aether_edge> {
     type Item = (usize, usize);
     fn count(&self) -> usize {
         self.len()
     }
     fn at(&self, i: usize) -> (usize, usize) {
-        (self[i].source, self[i].target)
+        let edge = self.get(i);
+        (edge.source, edge.target)
     }
+}
+
+/// The outputs of a reduction: at most `edge_count` edges are ever written
+/// (the result has no more edges than the input), then the count. They
+/// must not overlap each other.
+fn output_regions(
+    edges_out: *const aether_edge,
+    capacity: usize,
+    edge_count: usize,
+    count_out: *const usize,
+) -> [Region; 2] {
+    [
+        region(edges_out, capacity.min(edge_count)),
+        region(count_out, 1),
+    ]
 }
 
 /// A reduction of the core: topologically numbered only, or any numbering.
@@ -94,6 +110,12 @@ pub unsafe extern "C" fn aether_transitive_reduction(
     guard(|| {
         check_array(edges_out, edges_out_capacity)?;
         check_value(edges_out_count)?;
+        disjoint(&output_regions(
+            edges_out,
+            edges_out_capacity,
+            edge_count,
+            edges_out_count,
+        ))?;
         let reduced = compute_reduction(try_transitive_reduction, node_count, edges, edge_count)
             .map_err(|f| f.status)?;
         write_reduction(&reduced, edges_out, edges_out_capacity, edges_out_count)
@@ -142,6 +164,12 @@ pub unsafe extern "C" fn aether_transitive_reduction_any_order(
     guard(|| {
         check_array(edges_out, edges_out_capacity)?;
         check_value(edges_out_count)?;
+        disjoint(&output_regions(
+            edges_out,
+            edges_out_capacity,
+            edge_count,
+            edges_out_count,
+        ))?;
         let reduced = compute_reduction(
             try_transitive_reduction_any_order,
             node_count,
@@ -179,7 +207,8 @@ pub unsafe extern "C" fn aether_transitive_reduction_any_order_explain(
 
 /// The exact workspace bytes `aether_transitive_reduction_in_workspace`
 /// needs: `node_count * ceil(node_count / 64) * 8` for the bit matrix plus
-/// `2 * sizeof(size_t)` per edge, or `SIZE_MAX` if that does not fit.
+/// `2 * sizeof(size_t)` per edge, or `SIZE_MAX` if that does not fit; 0 when
+/// `edge_count` is 0 (no matrix is needed, whatever `node_count`).
 #[no_mangle]
 pub extern "C" fn aether_transitive_reduction_workspace_size(
     node_count: usize,
@@ -190,12 +219,17 @@ pub extern "C" fn aether_transitive_reduction_workspace_size(
 
 /// `aether_transitive_reduction` without any heap allocation, over a
 /// workspace as for `aether_plan_offsets_in_workspace`. Buffers, results
-/// and errors as for `aether_transitive_reduction`, except that `edges_out`
-/// must not overlap `edges`.
+/// and errors as for `aether_transitive_reduction` (`edges_out` may overlap
+/// `edges`: the edges are copied into the workspace first), and the same
+/// result for every input. The workspace overlaps no other argument
+/// (`OVERLAPPING_BUFFERS`). A workspace smaller than
+/// `aether_transitive_reduction_workspace_size(node_count, edge_count)` is
+/// `BUFFER_TOO_SMALL` with nothing written, `*edges_out_count` included.
 ///
 /// # Safety
 /// As for `aether_transitive_reduction`; `workspace` points to
-/// `workspace_size` writable bytes (NULL only when the size needed is 0).
+/// `aether_transitive_reduction_workspace_size(node_count, edge_count)`
+/// writable bytes (NULL only when that is 0).
 #[no_mangle]
 pub unsafe extern "C" fn aether_transitive_reduction_in_workspace(
     node_count: usize,
@@ -210,10 +244,15 @@ pub unsafe extern "C" fn aether_transitive_reduction_in_workspace(
     guard(|| {
         check_array(edges_out, edges_out_capacity)?;
         check_value(edges_out_count)?;
-        let edges = input_slice(edges, edge_count)?;
+        let edges_in = RawInput::new(edges, edge_count)?;
         let needed = transitive_reduction_scratch_bytes(node_count, edge_count);
-        let mut scratch = scratch_of(workspace, workspace_size, needed)?;
-        let reduced = try_transitive_reduction_in(node_count, edges, &mut scratch)
+        let work = workspace_region(workspace, workspace_size, needed)?;
+        let [out, count] =
+            output_regions(edges_out, edges_out_capacity, edge_count, edges_out_count);
+        disjoint(&[work, out, count])?;
+        disjoint(&[work, region(edges, edge_count)])?;
+        let mut scratch = scratch_of(workspace, needed.unwrap_or(0));
+        let reduced = try_transitive_reduction_in(node_count, &edges_in, &mut scratch)
             .map_err(|e| status_of(&e))?;
         write_reduction(reduced, edges_out, edges_out_capacity, edges_out_count)
     })

@@ -27,7 +27,10 @@ pub const AETHER_STATUS_NODE_OUT_OF_RANGE: aether_status = 4;
 /// A size, offset or sum would pass `SIZE_MAX`, or an array's byte length
 /// (`count * sizeof(element)`) would pass `PTRDIFF_MAX`.
 pub const AETHER_STATUS_OVERFLOW: aether_status = 5;
-/// The output buffer cannot hold the result; the needed count was reported.
+/// A buffer is too small. For a reduction's `edges_out`, the count it needs
+/// was written to `*edges_out_count`. For a `workspace`, nothing was
+/// written (the count output neither): the function's `*_workspace_size`
+/// gives the bytes it needs.
 pub const AETHER_STATUS_BUFFER_TOO_SMALL: aether_status = 6;
 /// Scratch memory could not be allocated.
 pub const AETHER_STATUS_OUT_OF_MEMORY: aether_status = 7;
@@ -63,6 +66,10 @@ pub const AETHER_STATUS_INVALID_GAP: aether_status = 17;
 pub const AETHER_STATUS_INVALID_REUSE: aether_status = 18;
 /// A fixed offset is not a multiple of an alignment its tensor needs.
 pub const AETHER_STATUS_MISALIGNED_FIXED_OFFSET: aether_status = 19;
+/// Two buffers of the call share bytes in a way the calling rules forbid
+/// (outputs and workspaces overlap nothing else; the islands labels overlap
+/// no input either). Nothing was written.
+pub const AETHER_STATUS_OVERLAPPING_BUFFERS: aether_status = 20;
 
 /// The `index` of an error that no single input element caused.
 pub const AETHER_NO_INDEX: usize = usize::MAX;
@@ -97,7 +104,7 @@ pub extern "C" fn aether_status_str(status: u32) -> *const c_char {
         }
         AETHER_STATUS_OVERFLOW => c"overflow: a size, offset, sum or array length passes its limit",
         AETHER_STATUS_BUFFER_TOO_SMALL => {
-            c"buffer too small: the needed count was written to the count output"
+            c"buffer too small: an output (its needed count was written to the count output) or a workspace (see its *_workspace_size; nothing written)"
         }
         AETHER_STATUS_OUT_OF_MEMORY => c"out of memory: scratch memory could not be allocated",
         AETHER_STATUS_PANIC => c"internal error caught at the library boundary",
@@ -108,6 +115,9 @@ pub extern "C" fn aether_status_str(status: u32) -> *const c_char {
             c"invalid alignment: a plan alignment must be a power of two"
         }
         AETHER_STATUS_NEGATIVE_COUNT => c"negative count: a count passed as an int is below 0",
+        AETHER_STATUS_OVERLAPPING_BUFFERS => {
+            c"overlapping buffers: an output or workspace shares bytes with another argument"
+        }
         AETHER_STATUS_CYCLE => c"cycle: the graph has a directed cycle, so it is not a DAG",
         AETHER_STATUS_INVALID_OPTIONS => {
             c"invalid options: unknown struct_size, field or strategy in an options or report struct"

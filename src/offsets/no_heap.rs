@@ -25,13 +25,14 @@ pub(crate) fn plan_offsets_scratch_bytes(tensor_count: usize) -> Option<usize> {
         .checked_add(array_bytes::<(usize, usize)>(tensor_count)?)
 }
 
-/// The greedy plan, written to `offsets` (one per tensor); returns the arena
-/// size. The same plan as [`crate::try_plan_offsets`]. On error `offsets` is
-/// untouched.
+/// The greedy plan, handed to `emit(tensor, offset)` once per tensor in
+/// some order; returns the arena size. The same plan as
+/// [`crate::try_plan_offsets`]. On error `emit` is never called; once it is,
+/// `tensors` is not read again, so the caller's output may alias the input.
 pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     tensors: &L,
     scratch: &mut Scratch<'_>,
-    offsets: &mut [usize],
+    mut emit: impl FnMut(usize, usize),
 ) -> Result<usize, PlanError> {
     check_lifetimes(tensors)?;
     let n = tensors.count();
@@ -49,7 +50,7 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     // unstable sort that needs no buffer.
     order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors.at(i).size), i));
 
-    // `offsets` is written only once the whole plan fits in usize.
+    // Offsets are emitted only once the whole plan fits in usize.
     let mut arena = 0usize;
     for k in 0..planned {
         let tensor = tensors.at(order[k]);
@@ -68,9 +69,24 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
         placed[k] = offset;
         arena = arena.max(end);
     }
-    offsets.fill(0);
+    // Emitted by tensor index, so that zero-size tensors (absent from
+    // `order`) get 0 without reading `tensors` again: the block list, free
+    // now, holds the (tensor, offset) pairs.
+    let by_tensor = &mut blocks[..planned];
     for k in 0..planned {
-        offsets[order[k]] = placed[k];
+        by_tensor[k] = (order[k], placed[k]);
+    }
+    by_tensor.sort_unstable();
+    let mut next = 0;
+    for &(tensor, offset) in by_tensor.iter() {
+        for zero_size in next..tensor {
+            emit(zero_size, 0);
+        }
+        emit(tensor, offset);
+        next = tensor + 1;
+    }
+    for zero_size in next..n {
+        emit(zero_size, 0);
     }
     Ok(arena)
 }
@@ -155,8 +171,10 @@ mod tests {
                 )
             };
             let mut offsets = vec![usize::MAX; n];
-            let arena =
-                try_plan_offsets_in(&tensors[..], &mut Scratch::new(raw), &mut offsets).unwrap();
+            let arena = try_plan_offsets_in(&tensors[..], &mut Scratch::new(raw), |i, offset| {
+                offsets[i] = offset
+            })
+            .unwrap();
             let main = crate::try_plan_offsets(&tensors).unwrap();
             assert_eq!((offsets, arena), (main.offsets, main.arena_size));
 

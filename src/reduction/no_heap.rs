@@ -11,11 +11,15 @@ use crate::input::{check_topological_edges, InputList};
 use crate::sys::scratch::{array_bytes, Scratch};
 
 /// Scratch bytes [`try_transitive_reduction_in`] needs: the `n⌈n/64⌉`-word
-/// bit matrix and a sorted copy of the edges.
+/// bit matrix and a sorted copy of the edges; nothing without edges, as the
+/// main form allocates nothing then either, whatever `node_count`.
 pub(crate) fn transitive_reduction_scratch_bytes(
     node_count: usize,
     edge_count: usize,
 ) -> Option<usize> {
+    if edge_count == 0 {
+        return Some(0);
+    }
     let matrix = array_bytes::<u64>(node_count.checked_mul(node_count.div_ceil(64))?)?;
     matrix.checked_add(array_bytes::<(usize, usize)>(edge_count)?)
 }
@@ -29,6 +33,9 @@ pub(crate) fn try_transitive_reduction_in<'a, L: InputList<Item = (usize, usize)
 ) -> Result<&'a [(usize, usize)], PlanError> {
     check_topological_edges(node_count, edges)?;
     let m = edges.count();
+    if m == 0 {
+        return Ok(&[]);
+    }
     let words = node_count.div_ceil(64);
     let sorted: &'a mut [(usize, usize)] = scratch.take(m, (0usize, 0usize))?;
     for (i, slot) in sorted.iter_mut().enumerate() {
