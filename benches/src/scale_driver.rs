@@ -78,19 +78,24 @@ fn peak_rss_kib() -> u64 {
 pub fn run(args: &[String]) {
     let (path, strategy) = (&args[0], args[1].as_str());
     let tensors = read_csv(path);
-    let mut options = PlanOptions::default();
-    options.strategy = match strategy {
+    let strategy = match strategy {
         "greedy" => Strategy::Greedy,
         "heuristic" => Strategy::Heuristic,
         "search" => Strategy::Search,
         other => panic!("unknown strategy {other}"),
     };
-    if let Some(ms) = args.get(2) {
-        options.budget = SearchBudget {
+    let budget = match args.get(2) {
+        Some(ms) => SearchBudget {
             time: Some(Duration::from_millis(ms.parse().expect("budget in ms"))),
             nodes: None,
-        };
-    }
+        },
+        None => SearchBudget::default(),
+    };
+    let options = PlanOptions {
+        strategy,
+        budget,
+        ..PlanOptions::default()
+    };
     let peak = try_peak_live_bytes(&tensors).expect("valid table");
     let started = Instant::now();
     let report = try_plan_offsets_with(&tensors, &options).expect("a plan");

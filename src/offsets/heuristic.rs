@@ -178,6 +178,9 @@ pub(crate) fn plan(
     }))
 }
 
+/// A tensor's ordering key: compared lexicographically, largest first.
+type OrderKey = (u128, u128, u128);
+
 /// The nine orderings, as sequences of positions in `conflicts.items`.
 fn orderings(
     tensors: &[TensorLifetime],
@@ -193,7 +196,7 @@ fn orderings(
     )?;
 
     let area = |p: usize| size(p) * length(p);
-    let keys: [&dyn Fn(usize) -> (u128, u128, u128); 9] = [
+    let keys: [&dyn Fn(usize) -> OrderKey; 9] = [
         &|p| (size(p), 0, 0),
         &|p| (conflicts.neighbours[p].len() as u128, size(p), 0),
         &|p| (length(p), size(p), 0),
@@ -208,7 +211,7 @@ fn orderings(
     for key in keys {
         // A stable sort on precomputed keys (what `sort_by_cached_key` does,
         // with the keys allocated fallibly).
-        let mut keyed: Vec<(Reverse<(u128, u128, u128)>, usize)> =
+        let mut keyed: Vec<(Reverse<OrderKey>, usize)> =
             fallible::collect(items.len(), (0..items.len()).map(|p| (Reverse(key(p)), p)))?;
         keyed.sort_unstable();
         orders.push(fallible::collect(
