@@ -176,7 +176,7 @@ fn greedy_under_an_address_space_limit_is_out_of_memory_not_an_abort() {
     ladder_in_a_child(
         "greedy_under_an_address_space_limit_is_out_of_memory_not_an_abort",
         AETHER_STRATEGY_GREEDY,
-        1 << 20,
+        1 << 18,
     );
 }
 
@@ -186,7 +186,7 @@ fn heuristic_under_an_address_space_limit_is_out_of_memory_not_an_abort() {
     ladder_in_a_child(
         "heuristic_under_an_address_space_limit_is_out_of_memory_not_an_abort",
         AETHER_STRATEGY_HEURISTIC,
-        3_000,
+        2_000,
     );
 }
 
@@ -196,7 +196,7 @@ fn search_under_an_address_space_limit_is_out_of_memory_not_an_abort() {
     ladder_in_a_child(
         "search_under_an_address_space_limit_is_out_of_memory_not_an_abort",
         AETHER_STRATEGY_SEARCH,
-        3_000,
+        2_000,
     );
 }
 
