@@ -69,7 +69,7 @@ get() { grep "^$1 $2 $3 " "$rows" | head -1; }
 num() { field "$1" "$(get "$2" "$3" "$4")"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
-verdict() { if awk -v c="$1" 'BEGIN { exit !(c) }'; then echo met; else echo "**not met**"; fi; }
+verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "**not met**"; fi; }
 out=docs/scale.md
 {
   echo "# Offset planning at compiler scale"
