@@ -230,3 +230,38 @@ pub fn small_islands(island_count: usize, seed: u64) -> (usize, Vec<(usize, usiz
     rng.shuffle(&mut incidences);
     (next, incidences)
 }
+
+/// The compiler-scale problems of `data/large` (MiniMalloc CSV, `upper`
+/// exclusive), as `(file name, tensors)`, in a fixed order.
+pub fn large_files() -> Vec<(String, Vec<TensorLifetime>)> {
+    ["resnet50", "G_1", "pangu_2.6B", "S_1"]
+        .iter()
+        .map(|name| {
+            let path = data_dir().join("large").join(format!("{name}.csv"));
+            (name.to_string(), minimalloc(&path))
+        })
+        .collect()
+}
+
+/// A heavy-tailed table of `count` tensors over `count` nodes: 5 % live up to
+/// `count / 4` nodes (saved activations, gradients), the rest a few nodes;
+/// sizes from a few distinct values, so that ties are everywhere.
+pub fn heavy_tailed_tensors(count: usize, seed: u64) -> Vec<TensorLifetime> {
+    const SIZES: [usize; 6] = [64, 256, 1024, 4096, 65_536, 1 << 20];
+    let mut rng = Rng::new(seed);
+    let horizon = count.max(1);
+    (0..count)
+        .map(|_| {
+            let first = rng.below(horizon);
+            let span = if rng.chance(1, 20) {
+                1 + rng.below((count / 4).max(1))
+            } else {
+                1 + rng.below(8)
+            };
+            let last = (first + span - 1).min(horizon - 1);
+            // Small sizes are common, large ones rare.
+            let size = SIZES[rng.below(SIZES.len()).min(rng.below(SIZES.len()))];
+            TensorLifetime::new(size, first, last)
+        })
+        .collect()
+}

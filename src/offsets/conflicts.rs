@@ -84,33 +84,34 @@ pub(crate) struct Sections {
 
 impl Sections {
     /// The sections of the tensors `items` of `tensors`: `O(n log n)`.
-    pub(crate) fn new(tensors: &[TensorLifetime], items: &[usize]) -> Self {
+    /// Errors: [`PlanError::OutOfMemory`].
+    pub(crate) fn new(tensors: &[TensorLifetime], items: &[usize]) -> Result<Self, PlanError> {
         // Endpoints in u128: `last_use + 1` may pass `usize::MAX`.
-        let mut points: Vec<u128> = items
-            .iter()
-            .flat_map(|&i| {
+        let mut points: Vec<u128> = fallible::collect(
+            2 * items.len(),
+            items.iter().flat_map(|&i| {
                 [
                     tensors[i].first_use as u128,
                     tensors[i].last_use as u128 + 1,
                 ]
-            })
-            .collect();
+            }),
+        )?;
         points.sort_unstable();
         points.dedup();
         let section = |x: u128| points.partition_point(|&p| p < x);
-        let ranges = items
-            .iter()
-            .map(|&i| {
+        let ranges = fallible::collect(
+            items.len(),
+            items.iter().map(|&i| {
                 (
                     section(tensors[i].first_use as u128),
                     section(tensors[i].last_use as u128 + 1),
                 )
-            })
-            .collect();
-        Sections {
+            }),
+        )?;
+        Ok(Sections {
             ranges,
             count: points.len().saturating_sub(1),
-        }
+        })
     }
 }
 

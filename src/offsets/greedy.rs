@@ -11,11 +11,13 @@
 //! interval fits, the tensor goes right after the last block. Zero-size
 //! tensors are not planned and get offset 0.
 //!
-//! The conflicting tensors are found without scanning every placed one: the
-//! placed lifetimes are indexed by their endpoints' ranks (a segment tree for
-//! "contains the first node", buckets by start for "starts inside"), so each
-//! tensor gathers exactly its conflicts. Best fit itself is unchanged, so the
-//! plan is bit-identical to the scan the specification describes.
+//! Best fit depends only on the union of the conflicting byte ranges, so the
+//! placed ranges are kept as coalesced unions in a segment tree over the
+//! lifetimes' endpoint ranks: a tensor gathers `O(log n)` unions, whose
+//! ranges are far fewer than its conflicts when placed tensors sit side by
+//! side, instead of one range per conflicting tensor. Best fit itself is
+//! unchanged, so the plan is bit-identical to the scan the specification
+//! describes.
 //!
 //! # What is exact
 //!
@@ -25,12 +27,12 @@
 //!
 //! # Complexity
 //!
-//! `O(n log n + Σ_i k_i log k_i)` time, where `k_i` is the number of placed
-//! tensors meeting tensor `i` (plus a scan of `1/64` word per distinct
-//! endpoint inside each lifetime); `O(n² log n)` in the worst case, when
-//! every lifetime meets every other. Memory: `O(n log n)` in the worst case
-//! for the index (each lifetime is stored at `O(log n)` tree nodes), `O(n)`
-//! when lifetimes are short.
+//! `O(n log n + Σ_i (u_i log u_i + log n · r_i))` time, where `u_i` is the
+//! number of ranges tensor `i` gathers (at most `O(log n)` times its `k_i`
+//! conflicting placed tensors, usually far fewer) and `r_i` the length of the
+//! unions it is added to (an insertion shifts the ranges after it); `O(n² log
+//! n)` in the worst case. Memory: `O(n log n)` ranges in the worst case (each
+//! tensor is in `O(log n)` unions), `O(n)` when the unions coalesce.
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
@@ -45,10 +47,8 @@ use crate::sys::fallible;
 ///
 /// Exact: soundness (see the module documentation), and the plan is
 /// bit-identical to the specification's greedy. Not claimed: optimality.
-/// Complexity: `O(n log n + Σ_i (log n + k_i log k_i + s_i / 64))` time, where
-/// `k_i` is the number of placed tensors whose lifetimes meet tensor `i`'s and
-/// `s_i` the number of distinct lifetime endpoints inside its lifetime;
-/// `O(n² log n)` in the worst case. `O(n log n)` memory in the worst case.
+/// Complexity: see the module documentation; `O(n² log n)` time and
+/// `O(n log n)` memory in the worst case.
 pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
     check_lifetimes(tensors)?;
 
@@ -61,21 +61,23 @@ pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanEr
     order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
 
     let mut placed = PlacedIndex::new(tensors, &order)?;
+    // No gap shorter than the smallest tensor can ever be chosen.
+    let smallest = order.last().map_or(0, |&i| tensors[i].size);
     let mut offsets = fallible::filled(tensors.len(), 0usize)?;
     let mut arena_size = 0usize;
-    // (start, end) byte ranges of the conflicting placed tensors.
-    // At most every placed tensor conflicts, so this never grows.
+    // (start, end) byte ranges whose union is that of the conflicting placed
+    // tensors: a few coalesced unions, grown fallibly when needed.
     let mut blocks: Vec<(usize, usize)> = fallible::with_capacity(order.len())?;
 
     for (step, &i) in order.iter().enumerate() {
         let size = tensors[i].size;
         blocks.clear();
-        placed.conflicts(step, &mut blocks);
+        placed.conflicts(step, &mut blocks)?;
         let offset = best_fit(&mut blocks, size);
         let end = offset
             .checked_add(size)
             .ok_or(PlanError::Overflow { tensor: i })?;
-        placed.insert(step, (offset, end));
+        placed.insert(step, (offset, end), smallest)?;
         offsets[i] = offset;
         arena_size = arena_size.max(end);
     }
@@ -86,38 +88,73 @@ pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanEr
 }
 
 /// The byte ranges of the tensors placed so far, indexed by lifetime so that
-/// the ones meeting a given lifetime are found without scanning the rest.
+/// the ones meeting a given lifetime are found as a few coalesced unions
+/// instead of one range per conflicting tensor.
 ///
-/// Lifetimes are first replaced by the ranks of their endpoints among all
-/// distinct endpoints (order is all that overlap depends on). A placed
-/// lifetime `[f, l]` meets `[a, b]` iff it contains `a`, or it starts in
-/// `(a, b]`; the two cases are disjoint, so each conflict is found once:
+/// Best fit depends only on the union of the conflicting byte ranges (its
+/// gaps), so each index node keeps a *union*: disjoint, non-touching ranges
+/// sorted by start. Tensors packed side by side, the common case, merge into
+/// one range; a query gathers a few short unions, not every conflict.
 ///
-/// - *contains `a`*: a segment tree over ranks stores each lifetime at the
-///   `O(log n)` canonical nodes that tile it; the ones containing `a` are
-///   exactly those stored on the path from leaf `a` to the root.
-/// - *starts in `(a, b]`*: lifetimes are bucketed by start rank, and a bit
-///   set of non-empty buckets skips empty ranks 64 at a time.
+/// Lifetimes are replaced by the ranks of their endpoints among all distinct
+/// endpoints (order is all that overlap depends on), over a segment tree with
+/// a power-of-two number of leaves. A placed lifetime `P` is cut into its
+/// canonical nodes; `stored[v]` holds the placed lifetimes with `v` as a
+/// canonical node (they contain all of `v`'s ranks), `within[v]` placed
+/// lifetimes meeting `v`'s ranks, among them every one with a canonical node
+/// at or below `v` (each is added at its canonical nodes and on the paths
+/// from its two end leaves to the root, which hold all their ancestors). A query lifetime `Q` meets `P` iff either
 ///
-/// Every tensor is known in advance, so both indexes are laid out once
-/// (compressed rows, one slot per entry), ordered by placement step: the
-/// placed entries of a bucket are always a prefix, filled as tensors land.
+/// - `P` has a canonical node at or below a canonical node `q` of `Q`: then
+///   `P` is in `within[q]`; or
+/// - `P` contains all of some canonical node `q` of `Q`: then a canonical
+///   node of `P` is a proper ancestor of `q`, and every proper ancestor of a
+///   canonical node of `Q` contains `Q`'s first or last rank, so `P` is in
+///   `stored[u]` for some `u` on the path from one of those two leaves to the
+///   root.
+///
+/// Every range gathered belongs to a lifetime meeting `Q` (each set holds
+/// only lifetimes meeting its node's ranks), so the union gathered is exactly
+/// the union of the conflicting ranges.
 struct PlacedIndex {
     /// `(first, last)` endpoint ranks of the tensor placed at each step.
     ranks: Vec<(usize, usize)>,
     /// Leaves of the segment tree: a power of two above the largest rank.
     leaves: usize,
-    /// Segment tree node `v` owns `tree_slots[tree_start[v]..tree_start[v + 1]]`,
-    /// of which the first `tree_fill[v] - tree_start[v]` are placed.
-    tree_start: Vec<usize>,
-    tree_fill: Vec<usize>,
-    tree_slots: Vec<(usize, usize)>,
-    /// The same by start rank.
-    start_start: Vec<usize>,
-    start_fill: Vec<usize>,
-    start_slots: Vec<(usize, usize)>,
-    /// Bit `r` set iff some placed lifetime starts at rank `r`.
-    start_nonempty: Vec<u64>,
+    stored: Vec<Union>,
+    within: Vec<Union>,
+}
+
+/// A union of byte ranges: disjoint, non-touching `[start, end)` ranges in
+/// increasing order.
+#[derive(Default)]
+struct Union(Vec<(usize, usize)>);
+
+impl Union {
+    /// Adds `[start, end)` (non-empty), merging what it meets, touches, or
+    /// leaves a gap shorter than `useful` bytes to: when no tensor still to
+    /// be placed is smaller than `useful`, such a gap, and every gap lying
+    /// inside it of a union containing this one, can never be chosen, so
+    /// filling it changes no plan.
+    fn add(&mut self, (start, end): (usize, usize), useful: usize) -> Result<(), PlanError> {
+        let ranges = &mut self.0;
+        // Ranges before `low` end at least `useful` bytes before `start`;
+        // from `high` on they start at least `useful` bytes after `end`.
+        let low = ranges.partition_point(|&(_, e)| e < start && start - e >= useful);
+        let high = low + ranges[low..].partition_point(|&(s, _)| s <= end || s - end < useful);
+        // A leading gap `[0, start)` too short is filled as well.
+        let start = if start < useful { 0 } else { start };
+        if low == high {
+            ranges.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
+                bytes: (ranges.len() + 1).saturating_mul(16),
+            })?;
+            ranges.insert(low, (start, end));
+        } else {
+            ranges[low] = (ranges[low].0.min(start), ranges[high - 1].1.max(end));
+            ranges.drain(low + 1..high);
+        }
+        Ok(())
+    }
 }
 
 /// Calls `visit` with each canonical segment tree node of the rank range
@@ -140,16 +177,32 @@ fn canonical_nodes(leaves: usize, first: usize, last: usize, mut visit: impl FnM
     }
 }
 
-/// Compressed rows from per-row counts: `start[r]..start[r + 1]` is row `r`.
-fn row_starts(counts: &[usize]) -> Result<Vec<usize>, PlanError> {
-    let mut start = fallible::with_capacity(counts.len() + 1)?;
-    let mut total = 0;
-    start.push(0);
-    for &count in counts {
-        total += count;
-        start.push(total);
+/// Calls `visit` with each node on the paths from leaves `first` and `last`
+/// to the root, once each.
+#[inline]
+fn boundary_paths(leaves: usize, first: usize, last: usize, mut visit: impl FnMut(usize)) {
+    let (mut low, mut high) = (first + leaves, last + leaves);
+    while low != high {
+        visit(low);
+        visit(high);
+        low >>= 1;
+        high >>= 1;
     }
-    Ok(start)
+    while low >= 1 {
+        visit(low);
+        low >>= 1;
+    }
+}
+
+/// Appends `ranges` to `blocks`, failing instead of aborting.
+fn gather(blocks: &mut Vec<(usize, usize)>, ranges: &[(usize, usize)]) -> Result<(), PlanError> {
+    blocks
+        .try_reserve(ranges.len())
+        .map_err(|_| PlanError::OutOfMemory {
+            bytes: (blocks.len() + ranges.len()).saturating_mul(16),
+        })?;
+    blocks.extend_from_slice(ranges);
+    Ok(())
 }
 
 impl PlacedIndex {
@@ -170,74 +223,65 @@ impl PlacedIndex {
                 .iter()
                 .map(|&i| (rank(tensors[i].first_use), rank(tensors[i].last_use))),
         )?;
-        let rank_count = endpoints.len().max(1);
-        let leaves = rank_count.next_power_of_two();
-
-        let mut tree_counts = fallible::filled(2 * leaves, 0usize)?;
-        let mut start_counts = fallible::filled(rank_count, 0usize)?;
-        for &(first, last) in &ranks {
-            canonical_nodes(leaves, first, last, |node| tree_counts[node] += 1);
-            start_counts[first] += 1;
-        }
-        let tree_start = row_starts(&tree_counts)?;
-        let start_start = row_starts(&start_counts)?;
+        let leaves = endpoints.len().max(1).next_power_of_two();
+        let mut stored = fallible::with_capacity(2 * leaves)?;
+        stored.resize_with(2 * leaves, Union::default);
+        let mut within = fallible::with_capacity(2 * leaves)?;
+        within.resize_with(2 * leaves, Union::default);
         Ok(PlacedIndex {
-            tree_fill: fallible::collect(2 * leaves, tree_start[..2 * leaves].iter().copied())?,
-            tree_slots: fallible::filled(tree_start[2 * leaves], (0, 0))?,
-            tree_start,
-            start_fill: fallible::collect(rank_count, start_start[..rank_count].iter().copied())?,
-            start_slots: fallible::filled(start_start[rank_count], (0, 0))?,
-            start_start,
-            start_nonempty: fallible::filled(rank_count.div_ceil(64), 0u64)?,
             ranks,
             leaves,
+            stored,
+            within,
         })
     }
 
-    /// Records the byte range of the tensor placed at `step`.
-    fn insert(&mut self, step: usize, range: (usize, usize)) {
+    /// Records the byte range of the tensor placed at `step`; no tensor
+    /// still to be placed is smaller than `useful` bytes.
+    fn insert(
+        &mut self,
+        step: usize,
+        range: (usize, usize),
+        useful: usize,
+    ) -> Result<(), PlanError> {
         let (first, last) = self.ranks[step];
-        let (fill, slots) = (&mut self.tree_fill, &mut self.tree_slots);
+        let mut result = Ok(());
+        // Canonical nodes, and every node on the boundary paths: each of the
+        // latter either is an ancestor of a canonical node or lies inside the
+        // lifetime, so the lifetime meets its ranks.
+        let (stored, within) = (&mut self.stored, &mut self.within);
         canonical_nodes(self.leaves, first, last, |node| {
-            slots[fill[node]] = range;
-            fill[node] += 1;
+            if result.is_ok() {
+                result = stored[node]
+                    .add(range, useful)
+                    .and_then(|()| within[node].add(range, useful));
+            }
         });
-        self.start_slots[self.start_fill[first]] = range;
-        self.start_fill[first] += 1;
-        self.start_nonempty[first / 64] |= 1 << (first % 64);
+        boundary_paths(self.leaves, first, last, |node| {
+            if result.is_ok() {
+                result = within[node].add(range, useful);
+            }
+        });
+        result
     }
 
-    /// Appends to `blocks` the byte range of every placed tensor whose
-    /// lifetime meets that of the tensor placed at `step`.
-    fn conflicts(&self, step: usize, blocks: &mut Vec<(usize, usize)>) {
+    /// Appends to `blocks` byte ranges whose union is the union of the byte
+    /// ranges of every placed tensor whose lifetime meets that of the tensor
+    /// placed at `step`.
+    fn conflicts(&self, step: usize, blocks: &mut Vec<(usize, usize)>) -> Result<(), PlanError> {
         let (first, last) = self.ranks[step];
-        // Placed lifetimes containing `first`.
-        let mut node = first + self.leaves;
-        while node >= 1 {
-            blocks.extend_from_slice(&self.tree_slots[self.tree_start[node]..self.tree_fill[node]]);
-            node >>= 1;
-        }
-        // Placed lifetimes starting in (first, last].
-        if first == last {
-            return;
-        }
-        let (low, high) = (first + 1, last);
-        for word in low / 64..=high / 64 {
-            let mut bits = self.start_nonempty[word];
-            if word == low / 64 {
-                bits &= u64::MAX << (low % 64);
+        let mut result = Ok(());
+        canonical_nodes(self.leaves, first, last, |node| {
+            if result.is_ok() {
+                result = gather(blocks, &self.within[node].0);
             }
-            if word == high / 64 && high % 64 != 63 {
-                bits &= (1u64 << (high % 64 + 1)) - 1;
+        });
+        boundary_paths(self.leaves, first, last, |node| {
+            if result.is_ok() {
+                result = gather(blocks, &self.stored[node].0);
             }
-            while bits != 0 {
-                let rank = word * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                blocks.extend_from_slice(
-                    &self.start_slots[self.start_start[rank]..self.start_fill[rank]],
-                );
-            }
-        }
+        });
+        result
     }
 }
 

@@ -53,11 +53,16 @@
 //! Memory `O(n + E)`.
 
 use std::cmp::Reverse;
+use std::time::Instant;
 
 use super::conflicts::{gcd, lifetime_length, Conflicts, Sections};
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::rng::XorShift;
+use crate::sys::fallible;
+
+/// How often a placement reads the clock, in tensors placed.
+const CLOCK_PERIOD: usize = 256;
 
 /// Work of the local improvement, in the units of [`Placer::place`]'s cost
 /// (`n² + 2E` per lowest-floor placement): 7 to 10 ms here on 409 tensors, depending on the run.
@@ -78,14 +83,20 @@ enum Rule {
 /// the best of the orderings and rules, improved locally.
 ///
 /// Errors: [`PlanError::Overflow`] if an end offset would pass `usize::MAX`.
-pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
+pub(crate) fn plan(
+    tensors: &[TensorLifetime],
+    deadline: Option<Instant>,
+) -> Result<Option<MemoryPlan>, PlanError> {
     let conflicts = Conflicts::new(tensors)?;
-    let sizes: Vec<usize> = conflicts.items.iter().map(|&i| tensors[i].size).collect();
-    let mut placer = Placer::new(tensors, &conflicts, &sizes);
+    let n = conflicts.items.len();
+    let sizes: Vec<usize> = fallible::collect(n, conflicts.items.iter().map(|&i| tensors[i].size))?;
+    let mut placer = Placer::new(tensors, &conflicts, &sizes)?;
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
 
-    let mut best: Option<(usize, Vec<usize>, Rule)> = None; // (arena, order, rule)
-    let mut best_offsets: Vec<usize> = Vec::new();
-    for (k, order) in orderings(tensors, &conflicts).into_iter().enumerate() {
+    let mut best: Option<(usize, Rule)> = None; // (arena, rule)
+    let mut best_order: Vec<usize> = fallible::with_capacity(n)?;
+    let mut best_offsets: Vec<usize> = fallible::with_capacity(n)?;
+    for (k, order) in orderings(tensors, &conflicts)?.into_iter().enumerate() {
         // The lowest-floor rule on every ordering (it wins on real problems);
         // the fit rules on the size ordering, as a guard on other inputs.
         let rules: &[Rule] = if k == 0 {
@@ -94,24 +105,32 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
             &[Rule::LowestFloor]
         };
         for &rule in rules {
-            let arena = placer.place(&order, rule, usize::MAX)?;
-            if best.as_ref().map_or(true, |(b, _, _)| arena < *b) {
-                best = Some((arena, order.clone(), rule));
+            if late() {
+                break;
+            }
+            let Some(arena) = placer.place(&order, rule, usize::MAX, deadline)? else {
+                break; // out of time
+            };
+            if best.map_or(true, |(b, _)| arena < b) {
+                best = Some((arena, rule));
+                best_order.clone_from(&order);
                 best_offsets.clone_from(&placer.offsets);
             }
         }
     }
-    let Some((mut best_arena, mut best_order, rule)) = best else {
-        return Ok(MemoryPlan {
-            offsets: vec![0; tensors.len()],
+    let Some((mut best_arena, rule)) = best else {
+        if n > 0 {
+            return Ok(None); // no placement finished in time
+        }
+        return Ok(Some(MemoryPlan {
+            offsets: fallible::filled(tensors.len(), 0)?,
             arena_size: 0,
-        });
+        }));
     };
 
     // Local improvement: perturb the best ordering and place it again,
     // keeping the result when the arena does not grow (so that the walk can
     // cross plateaus). The number of rounds depends only on the input's size.
-    let n = sizes.len();
     let conflict_entries: usize = conflicts.neighbours.iter().map(Vec::len).sum();
     let placement_cost = n
         .saturating_mul(n)
@@ -119,52 +138,65 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
         .max(1);
     let rounds = (IMPROVEMENT_WORK / placement_cost).clamp(MIN_ROUNDS, MAX_ROUNDS);
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    let mut tops: Vec<usize> = fallible::with_capacity(n)?;
+    let mut order: Vec<usize> = fallible::with_capacity(n)?;
     for _ in 0..rounds {
-        let tops: Vec<usize> = (0..n)
-            .filter(|&p| best_offsets[p] + sizes[p] == best_arena)
-            .collect();
+        if late() {
+            break;
+        }
+        tops.clear();
+        tops.extend((0..n).filter(|&p| best_offsets[p] + sizes[p] == best_arena));
         if tops.is_empty() {
             break; // nothing is planned
         }
         // Move a tensor at the top of the arena to a random earlier place,
         // and swap two random tensors.
-        let mut order = best_order.clone();
+        order.clone_from(&best_order);
         let top = tops[rng.below(tops.len())];
         let from = order.iter().position(|&p| p == top).unwrap_or(0);
         let to = rng.below(from + 1);
         order[to..=from].rotate_right(1);
         let (a, b) = (rng.below(n), rng.below(n));
         order.swap(a, b);
-        let arena = placer.place(&order, rule, best_arena)?;
+        let Some(arena) = placer.place(&order, rule, best_arena, deadline)? else {
+            break; // out of time
+        };
         if arena <= best_arena {
             best_arena = arena;
-            best_order = order;
+            core::mem::swap(&mut best_order, &mut order);
             best_offsets.clone_from(&placer.offsets);
         }
     }
 
-    let mut offsets = vec![0usize; tensors.len()];
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
     for (p, &i) in conflicts.items.iter().enumerate() {
         offsets[i] = best_offsets[p];
     }
-    Ok(MemoryPlan {
+    Ok(Some(MemoryPlan {
         offsets,
         arena_size: best_arena,
-    })
+    }))
 }
 
+/// A tensor's ordering key: compared lexicographically, largest first.
+type OrderKey = (u128, u128, u128);
+
 /// The nine orderings, as sequences of positions in `conflicts.items`.
-fn orderings(tensors: &[TensorLifetime], conflicts: &Conflicts) -> Vec<Vec<usize>> {
+fn orderings(
+    tensors: &[TensorLifetime],
+    conflicts: &Conflicts,
+) -> Result<Vec<Vec<usize>>, PlanError> {
     let items = &conflicts.items;
     let size = |p: usize| tensors[items[p]].size as u128;
     let length = |p: usize| lifetime_length(&tensors[items[p]]);
-    let pressure = node_pressure(tensors, items);
-    let conflict_bytes: Vec<u128> = (0..items.len())
-        .map(|p| conflicts.neighbours[p].iter().map(|&q| size(q)).sum())
-        .collect();
+    let pressure = node_pressure(tensors, items)?;
+    let conflict_bytes: Vec<u128> = fallible::collect(
+        items.len(),
+        (0..items.len()).map(|p| conflicts.neighbours[p].iter().map(|&q| size(q)).sum()),
+    )?;
 
     let area = |p: usize| size(p) * length(p);
-    let keys: [&dyn Fn(usize) -> (u128, u128, u128); 9] = [
+    let keys: [&dyn Fn(usize) -> OrderKey; 9] = [
         &|p| (size(p), 0, 0),
         &|p| (conflicts.neighbours[p].len() as u128, size(p), 0),
         &|p| (length(p), size(p), 0),
@@ -175,35 +207,43 @@ fn orderings(tensors: &[TensorLifetime], conflicts: &Conflicts) -> Vec<Vec<usize
         &|p| (pressure[p], area(p), length(p)),
         &|p| (pressure[p], length(p), area(p)),
     ];
-    keys.iter()
-        .map(|key| {
-            let mut order: Vec<usize> = (0..items.len()).collect();
-            order.sort_by_cached_key(|&p| Reverse(key(p)));
-            order
-        })
-        .collect()
+    let mut orders = fallible::with_capacity(keys.len())?;
+    for key in keys {
+        // A stable sort on precomputed keys (what `sort_by_cached_key` does,
+        // with the keys allocated fallibly).
+        let mut keyed: Vec<(Reverse<OrderKey>, usize)> =
+            fallible::collect(items.len(), (0..items.len()).map(|p| (Reverse(key(p)), p)))?;
+        keyed.sort_unstable();
+        orders.push(fallible::collect(
+            items.len(),
+            keyed.iter().map(|&(_, p)| p),
+        )?);
+    }
+    Ok(orders)
 }
 
 /// For each planned tensor, the live bytes at the busiest node of its
 /// lifetime, by a sweep over the sections.
-fn node_pressure(tensors: &[TensorLifetime], items: &[usize]) -> Vec<u128> {
-    let sections = Sections::new(tensors, items);
-    let mut delta = vec![0i128; sections.count + 1];
+fn node_pressure(tensors: &[TensorLifetime], items: &[usize]) -> Result<Vec<u128>, PlanError> {
+    let sections = Sections::new(tensors, items)?;
+    let mut delta = fallible::filled(sections.count + 1, 0i128)?;
     for (&i, &(lo, hi)) in items.iter().zip(&sections.ranges) {
         delta[lo] += tensors[i].size as i128;
         delta[hi] -= tensors[i].size as i128;
     }
-    let mut live = Vec::with_capacity(sections.count);
+    let mut live = fallible::with_capacity(sections.count)?;
     let mut sum = 0i128;
     for d in &delta[..sections.count] {
         sum += d;
         live.push(sum as u128);
     }
-    sections
-        .ranges
-        .iter()
-        .map(|&(lo, hi)| live[lo..hi].iter().copied().max().unwrap_or(0))
-        .collect()
+    fallible::collect(
+        items.len(),
+        sections
+            .ranges
+            .iter()
+            .map(|&(lo, hi)| live[lo..hi].iter().copied().max().unwrap_or(0)),
+    )
 }
 
 /// Places orderings, reusing its scratch.
@@ -226,40 +266,48 @@ struct Placer<'a> {
 }
 
 impl<'a> Placer<'a> {
-    fn new(tensors: &[TensorLifetime], conflicts: &'a Conflicts, sizes: &'a [usize]) -> Self {
+    fn new(
+        tensors: &[TensorLifetime],
+        conflicts: &'a Conflicts,
+        sizes: &'a [usize],
+    ) -> Result<Self, PlanError> {
         let n = sizes.len();
-        Placer {
+        let items = &conflicts.items;
+        Ok(Placer {
             conflicts,
             sizes,
-            first: conflicts
-                .items
-                .iter()
-                .map(|&i| tensors[i].first_use)
-                .collect(),
-            last: conflicts
-                .items
-                .iter()
-                .map(|&i| tensors[i].last_use)
-                .collect(),
-            offsets: vec![0; n],
-            placed: vec![false; n],
-            by_offset: Vec::with_capacity(n),
-            position: Vec::with_capacity(n),
+            first: fallible::collect(n, items.iter().map(|&i| tensors[i].first_use))?,
+            last: fallible::collect(n, items.iter().map(|&i| tensors[i].last_use))?,
+            offsets: fallible::filled(n, 0)?,
+            placed: fallible::filled(n, false)?,
+            by_offset: fallible::with_capacity(n)?,
+            position: fallible::with_capacity(n)?,
             unit: sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1),
             total: sizes.iter().fold(0usize, |t, &s| t.saturating_add(s)),
-        }
+        })
     }
 
     /// Places every tensor by `rule` in `order` (for the lowest-floor rule,
-    /// `order` only breaks ties); returns the arena.
-    fn place(&mut self, order: &[usize], rule: Rule, bound: usize) -> Result<usize, PlanError> {
+    /// `order` only breaks ties); returns the arena, or `None` if `deadline`
+    /// passed first (the clock is read every [`CLOCK_PERIOD`] tensors).
+    fn place(
+        &mut self,
+        order: &[usize],
+        rule: Rule,
+        bound: usize,
+        deadline: Option<Instant>,
+    ) -> Result<Option<usize>, PlanError> {
         self.placed.fill(false);
         if rule == Rule::LowestFloor {
-            return self.place_lowest_floor(order, bound);
+            return self.place_lowest_floor(order, bound, deadline);
         }
         self.by_offset.clear();
         let mut arena = 0usize;
-        for &p in order {
+        for (k, &p) in order.iter().enumerate() {
+            if k % CLOCK_PERIOD == CLOCK_PERIOD - 1 && deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                return Ok(None);
+            }
             let offset = self.free_interval(p, rule);
             let end = offset
                 .checked_add(self.sizes[p])
@@ -274,7 +322,7 @@ impl<'a> Placer<'a> {
             self.by_offset.insert(at, p);
             arena = arena.max(end);
         }
-        Ok(arena)
+        Ok(Some(arena))
     }
 
     /// The offset `rule` gives `p` among the placed tensors whose lifetimes
@@ -310,14 +358,19 @@ impl<'a> Placer<'a> {
     /// The lowest-floor rule: a linear scan for the least (floor, rank) key
     /// per step. `O(n² + E)`, and faster than a heap here: a heap holds one
     /// entry per raised floor, `O(E)` of them.
-    fn place_lowest_floor(&mut self, order: &[usize], bound: usize) -> Result<usize, PlanError> {
+    fn place_lowest_floor(
+        &mut self,
+        order: &[usize],
+        bound: usize,
+        deadline: Option<Instant>,
+    ) -> Result<Option<usize>, PlanError> {
         // Floors are sums of sizes, so multiples of their gcd; 64-bit keys
         // (floor / gcd, rank) when those fit, which scan faster.
         let units = self.total / self.unit;
         if units < 1 << 40 && order.len() < 1 << 24 {
-            self.place_lowest_floor_keyed::<u64>(order, bound)
+            self.place_lowest_floor_keyed::<u64>(order, bound, deadline)
         } else {
-            self.place_lowest_floor_keyed::<u128>(order, bound)
+            self.place_lowest_floor_keyed::<u128>(order, bound, deadline)
         }
     }
 
@@ -329,11 +382,13 @@ impl<'a> Placer<'a> {
         &mut self,
         order: &[usize],
         bound: usize,
-    ) -> Result<usize, PlanError> {
+        deadline: Option<Instant>,
+    ) -> Result<Option<usize>, PlanError> {
         const GONE: usize = usize::MAX;
         // The unplaced tensors' keys, compact: a placed tensor's slot is
         // taken by the last key.
-        let mut live: Vec<K> = (0..order.len()).map(|r| K::new(0, r)).collect();
+        let mut live: Vec<K> =
+            fallible::collect(order.len(), (0..order.len()).map(|r| K::new(0, r)))?;
         let position = &mut self.position;
         position.clear();
         position.resize(order.len(), GONE);
@@ -343,6 +398,9 @@ impl<'a> Placer<'a> {
         let unit = self.unit;
         let mut arena = 0usize;
         while !live.is_empty() {
+            if live.len() % CLOCK_PERIOD == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(None);
+            }
             let mut at = 0;
             let mut least = live[0];
             for (i, &key) in live.iter().enumerate() {
@@ -367,7 +425,7 @@ impl<'a> Placer<'a> {
             self.placed[p] = true;
             arena = arena.max(end);
             if arena > bound {
-                return Ok(arena); // cannot win: stop early
+                return Ok(Some(arena)); // cannot win: stop early
             }
             // Sizes are multiples of the unit, so `end` is too.
             let end_units = end / unit;
@@ -378,7 +436,7 @@ impl<'a> Placer<'a> {
                 }
             }
         }
-        Ok(arena)
+        Ok(Some(arena))
     }
 }
 

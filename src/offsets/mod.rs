@@ -62,11 +62,14 @@ pub(crate) use no_heap::{
 };
 pub use peak::{peak_live_bytes, try_peak_live_bytes};
 pub use search::SearchBudget;
+use search::DEFAULT_SEARCH_TIME;
 
 use crate::error::PlanError;
 pub use crate::input::TensorLifetime;
 
 use crate::input::check_lifetimes;
+use crate::sys::fallible;
+use std::time::Instant;
 
 /// A plan: one offset per input tensor, in input order, and the arena size
 /// `max_i (offsets[i] + size_i)` (0 when nothing is planned).
@@ -161,6 +164,7 @@ pub fn try_plan_offsets_with(
     tensors: &[TensorLifetime],
     options: &PlanOptions,
 ) -> Result<PlanReport, PlanError> {
+    let started = Instant::now();
     let alignment = options.alignment;
     if !alignment.is_power_of_two() {
         return Err(PlanError::InvalidAlignment { alignment });
@@ -171,11 +175,27 @@ pub fn try_plan_offsets_with(
 
     let (plan, lower_bound, search_nodes) = match options.strategy {
         Strategy::Greedy => (try_plan_offsets(&rounded)?, peak, 0),
-        Strategy::Heuristic => (heuristic::plan(&rounded)?, peak, 0),
+        Strategy::Heuristic => (heuristic_or_greedy(&rounded, None)?, peak, 0),
         Strategy::Search => {
-            let start = heuristic::plan(&rounded)?;
-            let outcome = search::improve(&rounded, start, peak, &options.budget)?;
-            (outcome.plan, outcome.lower_bound, outcome.nodes)
+            // The time budget bounds the whole call; `None` is the default.
+            let limit = options.budget.time.unwrap_or(DEFAULT_SEARCH_TIME);
+            let deadline = started.checked_add(limit);
+            let start = heuristic_or_greedy(&rounded, deadline)?;
+            let budget = SearchBudget {
+                time: Some(limit),
+                ..options.budget
+            };
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                // Spent before the search could begin: its conflict lists
+                // alone would overrun the budget.
+                {
+                    let bound = peak.min(start.arena_size);
+                    (start, bound, 0)
+                }
+            } else {
+                let outcome = search::improve(&rounded, start, peak, &budget, deadline)?;
+                (outcome.plan, outcome.lower_bound, outcome.nodes)
+            }
         }
     };
     Ok(PlanReport {
@@ -186,22 +206,32 @@ pub fn try_plan_offsets_with(
     })
 }
 
+/// The heuristic's plan, or the greedy one if `deadline` passes before the
+/// heuristic finishes a placement.
+fn heuristic_or_greedy(
+    rounded: &[TensorLifetime],
+    deadline: Option<Instant>,
+) -> Result<MemoryPlan, PlanError> {
+    match heuristic::plan(rounded, deadline)? {
+        Some(plan) => Ok(plan),
+        None => try_plan_offsets(rounded),
+    }
+}
+
 /// The tensors with sizes rounded up to `alignment` (a power of two).
 fn round_sizes(
     tensors: &[TensorLifetime],
     alignment: usize,
 ) -> Result<Vec<TensorLifetime>, PlanError> {
     let mask = alignment - 1;
-    tensors
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let size = t
-                .size
-                .checked_add(mask)
-                .ok_or(PlanError::Overflow { tensor: i })?
-                & !mask;
-            Ok(TensorLifetime { size, ..*t })
-        })
-        .collect()
+    let mut rounded = fallible::with_capacity(tensors.len())?;
+    for (i, t) in tensors.iter().enumerate() {
+        let size = t
+            .size
+            .checked_add(mask)
+            .ok_or(PlanError::Overflow { tensor: i })?
+            & !mask;
+        rounded.push(TensorLifetime { size, ..*t });
+    }
+    Ok(rounded)
 }

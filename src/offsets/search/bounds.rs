@@ -4,7 +4,7 @@
 
 use super::{Search, UNPLACED};
 
-impl Search<'_> {
+impl Search {
     /// The section range of the leftmost group of unplaced tensors that no
     /// section boundary separates, if any tensor is unplaced.
     pub(super) fn leftmost_component(&self) -> Option<(usize, usize)> {

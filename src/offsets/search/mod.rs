@@ -97,15 +97,18 @@ use std::time::Duration;
 use super::conflicts::{gcd, lifetime_length, Conflicts, Sections};
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
+use crate::sys::fallible;
 
 /// Limits of [`Strategy::Search`]. When one runs out the search returns the
 /// best plan found so far. With only a node budget the result is the same on
-/// every machine; a time budget makes it depend on the machine's speed.
+/// every machine unless the default time limit (60 s) is reached first; a time
+/// budget makes it depend on the machine's speed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchBudget {
-    /// Wall-clock limit of the search, or `None` for no limit. It starts
-    /// after the heuristic plan the search starts from, and the clock is read
-    /// every 1,024 nodes.
+    /// Wall-clock limit of the whole call, the heuristic plan the search
+    /// starts from included, or `None` for the default of 60 s (so that
+    /// every call answers); `Duration::MAX` for no limit. The clock is read
+    /// every 1,024 search placements and every 256 heuristic placements.
     pub time: Option<Duration>,
     /// Limit on the number of search nodes (partial plans that passed the
     /// search's bounds), or `None` for no limit.
@@ -133,6 +136,11 @@ pub(crate) struct Outcome {
     /// Search nodes: partial plans that passed the bounds.
     pub(crate) nodes: u64,
 }
+
+/// The time limit of a search whose budget sets none: long enough that the
+/// default node budget is what ends it on the MiniMalloc benchmark problems,
+/// short enough that a call at compiler scale answers.
+pub(crate) const DEFAULT_SEARCH_TIME: Duration = Duration::from_secs(60);
 
 /// How often the clock is read, in placements.
 const CLOCK_PERIOD: u64 = 1024;
@@ -214,8 +222,9 @@ pub(crate) fn improve(
     start: MemoryPlan,
     peak: usize,
     budget: &SearchBudget,
+    deadline: Option<Instant>,
 ) -> Result<Outcome, PlanError> {
-    let mut search = Search::new(tensors, start, peak, budget)?;
+    let mut search = Search::new(tensors, start, peak, budget, deadline)?;
     search.run();
     Ok(Outcome {
         lower_bound: search.lower_bound.min(search.best_arena),
@@ -227,8 +236,7 @@ pub(crate) fn improve(
     })
 }
 
-struct Search<'a> {
-    tensors: &'a [TensorLifetime],
+struct Search {
     conflicts: Conflicts,
     sizes: Vec<usize>,
     /// The preorder of the current decision (an index into
@@ -249,7 +257,8 @@ struct Search<'a> {
     /// Proven: no plan has a smaller arena.
     lower_bound: usize,
     budget: SearchBudget,
-    started: Instant,
+    /// When the caller's time budget runs out, if it has one.
+    deadline: Option<Instant>,
 
     // Partial plan.
     offset: Vec<usize>,
@@ -289,24 +298,26 @@ struct Search<'a> {
     placements: u64,
 }
 
-impl<'a> Search<'a> {
+impl Search {
     fn new(
-        tensors: &'a [TensorLifetime],
+        tensors: &[TensorLifetime],
         start: MemoryPlan,
         peak: usize,
         budget: &SearchBudget,
+        deadline: Option<Instant>,
     ) -> Result<Self, PlanError> {
         let conflicts = Conflicts::new(tensors)?;
         let n = conflicts.items.len();
-        let sizes: Vec<usize> = conflicts.items.iter().map(|&i| tensors[i].size).collect();
+        let sizes: Vec<usize> =
+            fallible::collect(n, conflicts.items.iter().map(|&i| tensors[i].size))?;
         let step = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
 
         let Sections {
             ranges: sections,
             count: section_count,
-        } = Sections::new(tensors, &conflicts.items);
-        let mut section_unplaced = vec![0usize; section_count];
-        let mut spanning = vec![0usize; section_count];
+        } = Sections::new(tensors, &conflicts.items)?;
+        let mut section_unplaced = fallible::filled(section_count, 0usize)?;
+        let mut spanning = fallible::filled(section_count, 0usize)?;
         for (p, &(lo, hi)) in sections.iter().enumerate() {
             for bytes in &mut section_unplaced[lo..hi] {
                 *bytes += sizes[p];
@@ -316,24 +327,26 @@ impl<'a> Search<'a> {
             }
         }
 
-        let length: Vec<u128> = conflicts
-            .items
-            .iter()
-            .map(|&i| lifetime_length(&tensors[i]))
-            .collect();
-        let area: Vec<u128> = (0..n).map(|p| sizes[p] as u128 * length[p]).collect();
+        let length: Vec<u128> = fallible::collect(
+            n,
+            conflicts
+                .items
+                .iter()
+                .map(|&i| lifetime_length(&tensors[i])),
+        )?;
+        let area: Vec<u128> = fallible::collect(n, (0..n).map(|p| sizes[p] as u128 * length[p]))?;
 
-        let unplaced_neighbours = conflicts.neighbours.iter().map(Vec::len).collect();
-        let mut by_start: Vec<usize> = (0..n).collect();
+        let unplaced_neighbours = fallible::collect(n, conflicts.neighbours.iter().map(Vec::len))?;
+        let mut by_start: Vec<usize> = fallible::collect(n, 0..n)?;
         by_start.sort_by_key(|&p| sections[p].0);
-        let starts_at: Vec<usize> = (0..=section_count)
-            .map(|s| by_start.partition_point(|&p| sections[p].0 < s))
-            .collect();
+        let starts_at: Vec<usize> = fallible::collect(
+            section_count + 1,
+            (0..=section_count).map(|s| by_start.partition_point(|&p| sections[p].0 < s)),
+        )?;
         Ok(Search {
-            tensors,
             preorder: 0,
-            rank: vec![0; n],
-            rank_log: Vec::new(),
+            rank: fallible::filled(n, 0)?,
+            rank_log: fallible::with_capacity(n)?,
             length,
             area,
             conflicts,
@@ -342,21 +355,21 @@ impl<'a> Search<'a> {
             step,
             lower_bound: peak,
             budget: *budget,
-            started: Instant::now(),
-            offset: vec![UNPLACED; n],
-            floor: vec![0; n],
-            section_top: vec![0; section_count],
+            deadline,
+            offset: fallible::filled(n, UNPLACED)?,
+            floor: fallible::filled(n, 0)?,
+            section_top: fallible::filled(section_count, 0)?,
             section_unplaced,
             spanning,
             placed_count: 0,
             arena: 0,
-            floor_log: Vec::new(),
-            top_log: Vec::new(),
-            next_unpainted: vec![0; section_count + 1],
-            scratch: Vec::new(),
-            raised: Vec::new(),
+            floor_log: fallible::with_capacity(n)?,
+            top_log: fallible::with_capacity(section_count)?,
+            next_unpainted: fallible::filled(section_count + 1, 0)?,
+            scratch: fallible::with_capacity(n)?,
+            raised: fallible::with_capacity(n)?,
             stack_keys: 0,
-            by_rank: vec![0; n + 1],
+            by_rank: fallible::filled(n + 1, 0)?,
             by_start,
             starts_at,
             unplaced_neighbours,
@@ -373,7 +386,10 @@ impl<'a> Search<'a> {
             return true;
         }
         match self.budget.time {
-            Some(limit) => self.placements % CLOCK_PERIOD == 0 && self.started.elapsed() >= limit,
+            Some(_) => {
+                self.placements % CLOCK_PERIOD == 0
+                    && self.deadline.is_some_and(|d| Instant::now() >= d)
+            }
             None => false,
         }
     }

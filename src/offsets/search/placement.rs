@@ -3,7 +3,7 @@
 
 use super::{Frame, Search, UNPLACED};
 
-impl Search<'_> {
+impl Search {
     /// Puts `p` at its floor and raises its unplaced conflicts' floors and
     /// its sections' tops, logging the old values. Returns whether `p` was
     /// the last unplaced tensor across one of the section boundaries it
@@ -116,7 +116,8 @@ impl Search<'_> {
     /// Keeps the complete plan as the new incumbent.
     pub(super) fn record(&mut self) {
         self.best_arena = self.arena;
-        self.best_offsets = vec![0; self.tensors.len()];
+        // The starting plan's offsets have the input's length: no allocation.
+        self.best_offsets.fill(0);
         for (p, &i) in self.conflicts.items.iter().enumerate() {
             self.best_offsets[i] = self.offset[p];
         }
