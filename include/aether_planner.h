@@ -198,8 +198,11 @@ typedef struct aether_plan_options {
    */
   uint32_t strategy;
   /**
-   * Search time limit in milliseconds, or `AETHER_BUDGET_UNLIMITED`
-   * (default). A time limit makes the plan depend on the machine.
+   * Time limit of the whole search call (its heuristic start included) in
+   * milliseconds, or `AETHER_BUDGET_UNLIMITED`. The default, 60,000, lets
+   * every call answer; the node budget ends the search long before it on
+   * problems of hundreds of tensors. A time limit that is reached makes
+   * the plan depend on the machine.
    */
   uint64_t budget_ms;
   /**
@@ -665,7 +668,7 @@ aether_status aether_plan_offsets_explain(const struct aether_tensor_lifetime *t
 
 /**
  * Fills `options` with the defaults (greedy, no alignment, a budget of
- * 300,000 search nodes and no time limit) and this version's `struct_size`.
+ * 300,000 search nodes and 60 seconds) and this version's `struct_size`.
  * Does nothing if `options` is NULL.
  *
  * # Safety

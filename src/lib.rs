@@ -57,7 +57,9 @@ pub use offsets::{
     peak_live_bytes, plan_offsets, try_peak_live_bytes, try_plan_offsets, MemoryPlan,
     TensorLifetime,
 };
-pub use offsets::{try_plan_offsets_with, PlanOptions, PlanReport, SearchBudget, Strategy};
+pub use offsets::{
+    try_plan_offsets_with, PlanOptions, PlanReport, SearchBudget, Strategy, DEFAULT_SEARCH_TIME,
+};
 pub use offsets::{try_plan_problem, LifetimeGap, PlanProblem, Reuse};
 pub use reduction::{
     transitive_reduction, try_transitive_reduction, try_transitive_reduction_any_order,

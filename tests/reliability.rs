@@ -310,7 +310,6 @@ fn an_any_order_reduction_beyond_the_address_space_limit_is_blocked_or_out_of_me
 /// and the tightest one is OUT_OF_MEMORY. Before the offsets planners
 /// allocated fallibly, 240..320 MiB aborted in the rounding of sizes.
 #[test]
-#[ignore = "needs the fallible offsets planners (defect 1 of the reliability issue); run with --ignored"]
 fn a_greedy_plan_with_options_under_address_space_limits_never_aborts() {
     let mut statuses = Vec::new();
     for limit in ["256", "288", "320", "384", "512", "768"] {

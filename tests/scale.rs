@@ -143,6 +143,9 @@ fn ladder_in_a_child(name: &str, strategy: u32, count: usize) {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([name, "--exact", "--test-threads=1", "--nocapture"])
         .env(CHILD, "1")
+        // One malloc arena: a thread's own arena reserves 64 MiB of address
+        // space up front, which would hide the ladder's lower rungs.
+        .env("MALLOC_ARENA_MAX", "1")
         .output()
         .expect("start the child");
     let text = String::from_utf8_lossy(&out.stdout);

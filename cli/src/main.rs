@@ -82,7 +82,7 @@ Strategies (--strategy):
   heuristic   the best of several orderings and placement rules, then local moves
   search      exact branch and bound from the heuristic's plan, until the plan is
               proven optimal or a budget runs out: --budget-nodes N (default
-              300000; `none` for no limit), --budget-ms N (default: no limit).
+              300000; `none` for no limit), --budget-ms N (default: 60000).
               With only a node budget the plan is the same on every machine.
 
 --align N (a power of two, default 1) makes every offset a multiple of N and

@@ -126,7 +126,7 @@ mod tests {
     fn budgets_read_as_words() {
         assert_eq!(
             describe(&SearchBudget::default()),
-            "budget 300,000 nodes, no time limit"
+            "budget 300,000 nodes, 60 s"
         );
         let time_only = SearchBudget {
             time: Some(Duration::from_millis(2500)),

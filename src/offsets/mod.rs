@@ -61,8 +61,7 @@ pub(crate) use no_heap::{
     try_plan_offsets_in,
 };
 pub use peak::{peak_live_bytes, try_peak_live_bytes};
-pub use search::SearchBudget;
-use search::DEFAULT_SEARCH_TIME;
+pub use search::{SearchBudget, DEFAULT_SEARCH_TIME};
 
 use crate::error::PlanError;
 pub use crate::input::TensorLifetime;
@@ -177,14 +176,13 @@ pub fn try_plan_offsets_with(
         Strategy::Greedy => (try_plan_offsets(&rounded)?, peak, 0),
         Strategy::Heuristic => (heuristic_or_greedy(&rounded, None)?, peak, 0),
         Strategy::Search => {
-            // The time budget bounds the whole call; `None` is the default.
-            let limit = options.budget.time.unwrap_or(DEFAULT_SEARCH_TIME);
-            let deadline = started.checked_add(limit);
+            // The time budget bounds the whole call, the heuristic included.
+            let deadline = options
+                .budget
+                .time
+                .and_then(|limit| started.checked_add(limit));
             let start = heuristic_or_greedy(&rounded, deadline)?;
-            let budget = SearchBudget {
-                time: Some(limit),
-                ..options.budget
-            };
+            let budget = options.budget;
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 // Spent before the search could begin: its conflict lists
                 // alone would overrun the budget.
