@@ -7,6 +7,7 @@
 //! the line and the field, and exit status 1; nothing is printed before the
 //! whole result is known.
 
+mod constraints;
 mod graph;
 mod input;
 mod offsets;
@@ -203,6 +204,9 @@ struct OffsetsArgs {
     /// Node limit of --strategy search, or `none` [default: 300000]
     #[arg(long, value_name = "N", value_parser = parse_limit)]
     budget_nodes: Option<Limit>,
+    /// Every buffer must end at or below N bytes; else "does not fit", no plan.
+    #[arg(long, value_name = "N")]
+    capacity: Option<usize>,
 }
 
 /// The planners of `--strategy`.
@@ -296,6 +300,8 @@ enum Format {
     Csv,
     /// One JSON object with the figures and every tensor's offset.
     Json,
+    /// MiniMalloc's output: id,lower,upper,size[,alignment][,hint][,gaps],offset.
+    Minimalloc,
 }
 
 /// The embedded FP32 MobileNet tables (see data/networks/SOURCE.md).
@@ -387,7 +393,7 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
             nodes: args.budget_nodes.map_or(defaults.nodes, Limit::get),
         },
     };
-    let planned = offsets::plan(offsets::read_table(&input)?, &options)?;
+    let planned = offsets::plan(offsets::read_table(&input)?, &options, args.capacity)?;
 
     let mut summary = planned.summary(&title);
     if let Some(path) = &args.svg {
@@ -397,7 +403,8 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
             tensors: &planned.planned,
             given: &table.tensors,
             offsets: &planned.report.plan.offsets,
-            ids: table.ids.as_deref(),
+            names: table.ids.as_deref().or(table.names.as_deref()),
+            constraints: table.constraints.as_ref(),
             arena: planned.report.plan.arena_size,
             peak: planned.peak,
             lower_bound: planned.report.lower_bound,
@@ -423,6 +430,10 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
         },
         Some(Format::Json) => Output {
             stdout: planned.json()?,
+            stderr: summary,
+        },
+        Some(Format::Minimalloc) => Output {
+            stdout: planned.minimalloc_csv(),
             stderr: summary,
         },
     })
