@@ -161,12 +161,15 @@ fn hue(i: usize) -> f64 {
     (i as f64 * 137.508) % 360.0
 }
 
+/// `[start, end)` in nodes and, during a gap, the window drawn.
+type Piece = (u128, u128, Option<(usize, usize)>);
+
 /// How a constrained tensor is drawn: its pieces over time, an outline that
 /// marks it fixed or reusing, and the tooltip's note.
 struct Marks {
     /// `[start, end)` in nodes, and the window during a gap (`None`: all of
     /// its bytes). A gap without a window is no piece: the tensor is absent.
-    pieces: Vec<(u128, u128, Option<(usize, usize)>)>,
+    pieces: Vec<Piece>,
     /// Attributes of the tensor's group.
     style: String,
     note: String,

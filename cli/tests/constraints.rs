@@ -10,6 +10,9 @@ use std::collections::HashMap;
 
 use common::*;
 
+/// A gap `[lower, upper)` and its window.
+type Gap = (u64, u64, Option<(u64, u64)>);
+
 /// One buffer as MiniMalloc defines it: live over `[lower, upper)`, absent
 /// (or only in its window) over each gap `[lower, upper)`.
 #[derive(Debug, Clone)]
@@ -19,7 +22,7 @@ struct Buf {
     upper: u64,
     size: u64,
     alignment: u64,
-    gaps: Vec<(u64, u64, Option<(u64, u64)>)>,
+    gaps: Vec<Gap>,
     fixed: Option<u64>,
     reuses: Option<String>,
 }
