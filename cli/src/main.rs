@@ -78,6 +78,13 @@ Example (MiniMalloc FILE, a buffer live over [lower, upper)):
   b1,0,3,4,0
   b2,3,9,4,0
 
+Constraints (MiniMalloc's optional columns, in any order): alignment, gaps
+(space-separated lower-upper or lower-upper@wlo:whi, upper exclusive), hint
+(-1: none), offset (a fixed offset; -1: free), and this tool's reuses (the id of
+the buffer whose memory this one takes over). --capacity N: every buffer ends at
+or below N bytes, else \"does not fit\" (proven or not) and no plan.
+--format minimalloc writes MiniMalloc's output format. See docs/cli.md.
+
 Strategies (--strategy):
   greedy      best fit in decreasing size, the specification's planner (default)
   heuristic   the best of several orderings and placement rules, then local moves
