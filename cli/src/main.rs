@@ -7,6 +7,7 @@
 //! the line and the field, and exit status 1; nothing is printed before the
 //! whole result is known.
 
+mod constraints;
 mod graph;
 mod input;
 mod offsets;
@@ -76,6 +77,13 @@ Example (MiniMalloc FILE, a buffer live over [lower, upper)):
   id,lower,upper,size,offset
   b1,0,3,4,0
   b2,3,9,4,0
+
+Constraints (MiniMalloc's optional columns, in any order): alignment, gaps
+(space-separated lower-upper or lower-upper@wlo:whi, upper exclusive), hint
+(-1: none), offset (a fixed offset; -1: free), and this tool's reuses (the id of
+the buffer whose memory this one takes over). --capacity N: every buffer ends at
+or below N bytes, else \"does not fit\" (proven or not) and no plan.
+--format minimalloc writes MiniMalloc's output format. See docs/cli.md.
 
 Strategies (--strategy):
   greedy      best fit in decreasing size, the specification's planner (default)
@@ -203,6 +211,9 @@ struct OffsetsArgs {
     /// Node limit of --strategy search, or `none` [default: 300000]
     #[arg(long, value_name = "N", value_parser = parse_limit)]
     budget_nodes: Option<Limit>,
+    /// Every buffer must end at or below N bytes; else "does not fit", no plan.
+    #[arg(long, value_name = "N")]
+    capacity: Option<usize>,
 }
 
 /// The planners of `--strategy`.
@@ -296,6 +307,8 @@ enum Format {
     Csv,
     /// One JSON object with the figures and every tensor's offset.
     Json,
+    /// MiniMalloc's output: id,lower,upper,size[,alignment][,hint][,gaps],offset.
+    Minimalloc,
 }
 
 /// The embedded FP32 MobileNet tables (see data/networks/SOURCE.md).
@@ -387,7 +400,7 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
             nodes: args.budget_nodes.map_or(defaults.nodes, Limit::get),
         },
     };
-    let planned = offsets::plan(offsets::read_table(&input)?, &options)?;
+    let planned = offsets::plan(offsets::read_table(&input)?, &options, args.capacity)?;
 
     let mut summary = planned.summary(&title);
     if let Some(path) = &args.svg {
@@ -397,7 +410,8 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
             tensors: &planned.planned,
             given: &table.tensors,
             offsets: &planned.report.plan.offsets,
-            ids: table.ids.as_deref(),
+            names: table.ids.as_deref().or(table.names.as_deref()),
+            constraints: table.constraints.as_ref(),
             arena: planned.report.plan.arena_size,
             peak: planned.peak,
             lower_bound: planned.report.lower_bound,
@@ -423,6 +437,10 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
         },
         Some(Format::Json) => Output {
             stdout: planned.json()?,
+            stderr: summary,
+        },
+        Some(Format::Minimalloc) => Output {
+            stdout: planned.minimalloc_csv(),
             stderr: summary,
         },
     })

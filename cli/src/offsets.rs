@@ -5,13 +5,14 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use aether_planner::{
-    try_peak_live_bytes, try_plan_offsets_with, PlanError, PlanOptions, PlanReport, Strategy,
-    TensorLifetime,
+    try_peak_live_bytes, try_plan_offsets_with, try_plan_problem, PlanError, PlanOptions,
+    PlanReport, Strategy, TensorLifetime,
 };
 use serde::Serialize;
 
 use csv::StringRecord;
 
+use crate::constraints::{ConstraintColumns, Constraints};
 use crate::input::{parse_count, read_csv, At, CliError, FirstError, Input};
 use crate::units::{grouped, grouped_u64, human_bytes, human_duration, plural};
 
@@ -52,6 +53,10 @@ pub struct TensorTable {
     pub lines: Vec<usize>,
     /// Each tensor's `id` column, if the file has one.
     pub ids: Option<Vec<String>>,
+    /// Each tensor's `name` column, if the file has one.
+    pub names: Option<Vec<String>>,
+    /// The constraint columns, if the file has any (or `--capacity` is given).
+    pub constraints: Option<Constraints>,
     /// The lifetimes, inclusive, in file order.
     pub tensors: Vec<TensorLifetime>,
 }
@@ -117,8 +122,13 @@ pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
     };
     let [size_col, from_col, to_col] = csv.columns(input, columns(format), EXPECTED_HEADERS)?;
     let id_col = csv.column("id");
+    let name_col = csv.column("name");
+    // In the inclusive format an `offset` column is an old plan, replaced;
+    // in MiniMalloc's it is a fixed offset, and still replaced by the plan
+    // (which keeps it).
     let offset_col = csv.column("offset");
     let kept = |(i, _): &(usize, &str)| Some(*i) != offset_col;
+    let constraint_columns = ConstraintColumns::find(&csv.header, format);
     let header: Vec<String> = csv
         .written
         .iter()
@@ -134,6 +144,10 @@ pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
         header,
         lines: Vec::new(),
         ids: id_col.map(|_| Vec::new()),
+        names: name_col.map(|_| Vec::new()),
+        constraints: constraint_columns
+            .any()
+            .then(|| Constraints::new(constraint_columns)),
         tensors: Vec::new(),
     };
     let mut bad = FirstError::default();
@@ -149,6 +163,14 @@ pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
         else {
             continue;
         };
+        if let Some(constraints) = table.constraints.as_mut() {
+            if bad
+                .keep(constraints.push_row(at, &record, format, &tensor))
+                .is_none()
+            {
+                continue;
+            }
+        }
         table.tensors.push(tensor);
         table.lines.push(line);
         table
@@ -156,6 +178,9 @@ pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
             .push(record.iter().enumerate().filter(kept).map(|(_, f)| f));
         if let (Some(ids), Some(col)) = (table.ids.as_mut(), id_col) {
             ids.push(record[col].to_string());
+        }
+        if let (Some(names), Some(col)) = (table.names.as_mut(), name_col) {
+            names.push(record[col].to_string());
         }
     }
     bad.into_result()?;
@@ -165,7 +190,21 @@ pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
             csv.header.join(",")
         )));
     }
+    if let Some(constraints) = table.constraints.as_mut() {
+        let names = table.ids.as_deref().or(table.names.as_deref());
+        constraints.resolve(names, &table.name, &table.lines)?;
+    }
     Ok(table)
+}
+
+impl TensorTable {
+    /// What tensor `i` is called: its `id`, else its `name`, else its index.
+    pub fn label(&self, i: usize) -> std::borrow::Cow<'_, str> {
+        match self.ids.as_ref().or(self.names.as_ref()) {
+            Some(names) => std::borrow::Cow::Borrowed(names[i].as_str()),
+            None => std::borrow::Cow::Owned(i.to_string()),
+        }
+    }
 }
 
 /// One row's lifetime, from the columns `[size, from, to]` of `format`.
@@ -240,8 +279,18 @@ pub fn strategy_name(strategy: Strategy) -> &'static str {
 }
 
 /// Plans `table` with the library; a refusal is located at its row.
-pub fn plan(table: TensorTable, options: &PlanOptions) -> Result<Planned, CliError> {
+pub fn plan(
+    mut table: TensorTable,
+    options: &PlanOptions,
+    capacity: Option<usize>,
+) -> Result<Planned, CliError> {
     let alignment = options.alignment;
+    if let Some(capacity) = capacity {
+        table
+            .constraints
+            .get_or_insert_with(|| Constraints::new(ConstraintColumns::default()))
+            .capacity = Some(capacity);
+    }
     let refused = |table: &TensorTable, error: PlanError| -> CliError {
         let at = |tensor: usize| crate::input::At {
             file: &table.name,
@@ -275,7 +324,10 @@ pub fn plan(table: TensorTable, options: &PlanOptions) -> Result<Planned, CliErr
                     usize::MAX
                 ),
             ),
-            other => CliError::new(format!("{}: {other}", table.name)),
+            other => match crate::constraints::refusal(table, options.strategy, &other) {
+                Some(error) => error,
+                None => CliError::new(format!("{}: {other}", table.name)),
+            },
         }
     };
     // The sizes as given first: their overflow is reported as it always was.
@@ -288,7 +340,10 @@ pub fn plan(table: TensorTable, options: &PlanOptions) -> Result<Planned, CliErr
     let budget = (options.strategy == Strategy::Search).then_some(&options.budget);
     let (report, elapsed) = crate::progress::while_running(&label, budget, || {
         let start = Instant::now();
-        let report = try_plan_offsets_with(&table.tensors, options);
+        let report = match &table.constraints {
+            Some(c) => try_plan_problem(&c.problem(&table.tensors), options),
+            None => try_plan_offsets_with(&table.tensors, options),
+        };
         (report, start.elapsed())
     });
     let report = report.map_err(|e| refused(&table, e))?;
@@ -301,7 +356,9 @@ pub fn plan(table: TensorTable, options: &PlanOptions) -> Result<Planned, CliErr
             ..*t
         })
         .collect();
-    let peak = if alignment == 1 {
+    let peak = if let Some(c) = &table.constraints {
+        crate::constraints::peak(&planned, c)
+    } else if alignment == 1 {
         given_peak
     } else {
         try_peak_live_bytes(&planned).map_err(|e| refused(&table, e))?
@@ -367,13 +424,18 @@ impl Planned {
                 "the"
             }
         );
+        if let Some(c) = &self.table.constraints {
+            let _ = writeln!(out, "  constraints      {}", c.describe());
+        }
         let _ = writeln!(out, "  arena            {}", bytes(self.arena()));
         let _ = writeln!(out, "  arena / peak     {:.3}", self.ratio());
         let _ = writeln!(
             out,
             "  lower bound      {}  {}",
             bytes(report.lower_bound),
-            if report.lower_bound > self.peak {
+            if report.lower_bound > self.peak && self.table.constraints.is_some() {
+                "above the peak: from fixed offsets, alignments or the search"
+            } else if report.lower_bound > self.peak {
                 "proven by the search, above the peak"
             } else {
                 "the peak live bytes"
@@ -448,6 +510,74 @@ impl Planned {
         String::from_utf8(bytes).map_err(|e| CliError::new(format!("cannot format CSV: {e}")))
     }
 
+    /// MiniMalloc's output format, as its converter writes a solved
+    /// problem: `id,lower,upper,size`, then `alignment`, `hint` and `gaps`
+    /// when any tensor has one, this tool's `reuses` when any tensor reuses
+    /// memory, and `offset`; `upper` exclusive, `-1` for no hint. Tensors
+    /// without an `id` or `name` column are named by their index.
+    pub fn minimalloc_csv(&self) -> String {
+        let table = &self.table;
+        let c = table.constraints.as_ref();
+        let alignments = c.filter(|c| c.alignments.iter().any(|&a| a != 1));
+        let hints = c.filter(|c| c.hints.iter().any(Option::is_some));
+        let gaps = c.filter(|c| !c.gaps.is_empty());
+        let reuses = c.filter(|c| !c.reuses.is_empty());
+        let mut header = vec!["id", "lower", "upper", "size"];
+        for (present, name) in [
+            (alignments.is_some(), "alignment"),
+            (hints.is_some(), "hint"),
+            (gaps.is_some(), "gaps"),
+            (reuses.is_some(), "reuses"),
+        ] {
+            if present {
+                header.push(name);
+            }
+        }
+        header.push("offset");
+        let mut out = header.join(",");
+        out.push('\n');
+        for (i, tensor) in table.tensors.iter().enumerate() {
+            let label = table.label(i);
+            let _ = write!(
+                out,
+                "{},{},{},{}",
+                csv_field(&label),
+                tensor.first_use,
+                tensor.last_use as u128 + 1,
+                tensor.size
+            );
+            if let Some(c) = alignments {
+                let _ = write!(out, ",{}", c.alignments[i]);
+            }
+            if let Some(c) = hints {
+                let _ = match c.hints[i] {
+                    Some(hint) => write!(out, ",{hint}"),
+                    None => write!(out, ",-1"),
+                };
+            }
+            if let Some(c) = gaps {
+                out.push(',');
+                for (k, g) in c.gaps_of(i).enumerate() {
+                    if k > 0 {
+                        out.push(' ');
+                    }
+                    let _ = write!(out, "{}-{}", g.first, g.last as u128 + 1);
+                    if let Some((lo, hi)) = g.window {
+                        let _ = write!(out, "@{lo}:{hi}");
+                    }
+                }
+            }
+            if let Some(c) = reuses {
+                out.push(',');
+                if let Some(r) = c.reuses_of[i] {
+                    out.push_str(&csv_field(&table.label(r)));
+                }
+            }
+            let _ = writeln!(out, ",{}", self.report.plan.offsets[i]);
+        }
+        out
+    }
+
     /// One JSON object: the figures and every tensor with its offset.
     pub fn json(&self) -> Result<String, CliError> {
         #[derive(Serialize)]
@@ -455,13 +585,35 @@ impl Planned {
             line: usize,
             #[serde(skip_serializing_if = "Option::is_none")]
             id: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            name: Option<&'a str>,
             size: usize,
             /// The size rounded up to the alignment, when there is one.
             #[serde(skip_serializing_if = "Option::is_none")]
             rounded_size: Option<usize>,
             first_use: usize,
             last_use: usize,
+            /// The constraints, only in a file that has their columns.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            alignment: Option<usize>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            fixed_offset: Option<usize>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            hint: Option<usize>,
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            gaps: Vec<Gap>,
+            /// The index of the tensor whose memory this one reuses.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            reuses: Option<usize>,
             offset: usize,
+        }
+        /// A gap, inclusive node indices as the lifetimes.
+        #[derive(Serialize)]
+        struct Gap {
+            first: usize,
+            last: usize,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            window: Option<[usize; 2]>,
         }
         #[derive(Serialize)]
         struct Plan<'a> {
@@ -470,6 +622,8 @@ impl Planned {
             tensors: usize,
             strategy: &'a str,
             alignment: usize,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            capacity: Option<usize>,
             peak_live_bytes: usize,
             arena_size: usize,
             arena_over_peak: f64,
@@ -486,9 +640,28 @@ impl Planned {
                 let planned = self.0;
                 let table = &planned.table;
                 let aligned = planned.options.alignment > 1;
+                let c = table.constraints.as_ref();
+                let column = |present: fn(&Constraints) -> bool| c.filter(|c| present(c));
+                let alignments = column(|c| c.columns.alignment.is_some());
+                let hints = column(|c| c.columns.hint.is_some());
+                let fixed = column(|c| c.columns.fixed.is_some());
                 serializer.collect_seq((0..table.tensors.len()).map(|i| Tensor {
                     line: table.lines[i],
                     id: table.ids.as_ref().map(|ids| ids[i].as_str()),
+                    name: table.names.as_ref().map(|names| names[i].as_str()),
+                    alignment: alignments.map(|c| c.alignments[i]),
+                    fixed_offset: fixed.and_then(|c| c.fixed[i]),
+                    hint: hints.and_then(|c| c.hints[i]),
+                    gaps: c.map_or_else(Vec::new, |c| {
+                        c.gaps_of(i)
+                            .map(|g| Gap {
+                                first: g.first,
+                                last: g.last,
+                                window: g.window.map(|(lo, hi)| [lo, hi]),
+                            })
+                            .collect()
+                    }),
+                    reuses: c.and_then(|c| c.reuses_of.get(i).copied().flatten()),
                     size: table.tensors[i].size,
                     rounded_size: aligned.then_some(planned.planned[i].size),
                     first_use: table.tensors[i].first_use,
@@ -504,6 +677,7 @@ impl Planned {
             tensors: table.tensors.len(),
             strategy: strategy_name(self.options.strategy),
             alignment: self.options.alignment,
+            capacity: table.constraints.as_ref().and_then(|c| c.capacity),
             peak_live_bytes: self.peak,
             arena_size: self.arena(),
             arena_over_peak: self.ratio(),
@@ -622,6 +796,16 @@ impl Planned {
             Column::Offset => write!(out, "{offset}"),
             Column::End => write!(out, "{}", offset + self.planned[i].size),
         };
+    }
+}
+
+/// A CSV field, quoted only when it must be (MiniMalloc's own ids never
+/// need it).
+fn csv_field(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains([',', '"', '\n', '\r']) {
+        std::borrow::Cow::Owned(format!("\"{}\"", text.replace('"', "\"\"")))
+    } else {
+        std::borrow::Cow::Borrowed(text)
     }
 }
 

@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use aether_planner::TensorLifetime;
 
+use crate::constraints::Constraints;
 use crate::offsets::TableFormat;
 use crate::units::{byte_step, grouped, human_bytes, nice_step};
 
@@ -21,8 +22,11 @@ pub struct Picture<'a> {
     pub given: &'a [TensorLifetime],
     /// Each tensor's offset, as planned.
     pub offsets: &'a [usize],
-    /// Names to show instead of input indices, if the input had an id column.
-    pub ids: Option<&'a [String]>,
+    /// Names to show instead of input indices, if the input had an id or a
+    /// name column.
+    pub names: Option<&'a [String]>,
+    /// Gaps, fixed offsets and reuse, if the input stated any.
+    pub constraints: Option<&'a Constraints>,
     /// The plan's arena size.
     pub arena: usize,
     /// The peak of live bytes: a lower bound on the arena.
@@ -155,6 +159,73 @@ fn escape(text: &str) -> Cow<'_, str> {
 /// neighbours in input order differ.
 fn hue(i: usize) -> f64 {
     (i as f64 * 137.508) % 360.0
+}
+
+/// `[start, end)` in nodes and, during a gap, the window drawn.
+type Piece = (u128, u128, Option<(usize, usize)>);
+
+/// How a constrained tensor is drawn: its pieces over time, an outline that
+/// marks it fixed or reusing, and the tooltip's note.
+struct Marks {
+    /// `[start, end)` in nodes, and the window during a gap (`None`: all of
+    /// its bytes). A gap without a window is no piece: the tensor is absent.
+    pieces: Vec<Piece>,
+    /// Attributes of the tensor's group.
+    style: String,
+    note: String,
+}
+
+impl Marks {
+    fn of(c: &Constraints, i: usize, tensor: &TensorLifetime, names: Option<&[String]>) -> Marks {
+        let mut gaps: Vec<_> = c.gaps_of(i).collect();
+        gaps.sort_by_key(|g| g.first);
+        let mut note = String::new();
+        let mut style = String::new();
+        if let Some(Some(offset)) = c.fixed.get(i) {
+            let _ = write!(note, ", fixed at {}", grouped(*offset));
+            style.push_str(" stroke-width=\"2.4\"");
+        }
+        if let Some(Some(reused)) = c.reuses_of.get(i) {
+            let name = names.map_or_else(|| reused.to_string(), |n| n[*reused].clone());
+            let _ = write!(note, ", reuses the memory of {name}");
+            style.push_str(" stroke-dasharray=\"4 2\"");
+        }
+        let mut pieces = Vec::new();
+        let mut at = tensor.first_use as u128;
+        for g in &gaps {
+            let (first, end) = (g.first as u128, g.last as u128 + 1);
+            if first > at {
+                pieces.push((at, first, None));
+            }
+            let _ = match g.window {
+                Some((lo, hi)) => {
+                    if hi > lo {
+                        pieces.push((first, end, Some((lo, hi))));
+                    }
+                    write!(
+                        note,
+                        ", gap {}..={} keeps bytes {lo}..{hi}",
+                        g.first, g.last
+                    )
+                }
+                None => write!(note, ", gap {}..={} absent", g.first, g.last),
+            };
+            at = end;
+        }
+        if at <= tensor.last_use as u128 {
+            pieces.push((at, tensor.last_use as u128 + 1, None));
+        }
+        Marks {
+            pieces,
+            style,
+            note,
+        }
+    }
+
+    /// Whether the tensor is drawn as one plain rectangle.
+    fn plain(&self) -> bool {
+        self.style.is_empty() && self.pieces.len() == 1 && self.pieces[0].2.is_none()
+    }
 }
 
 /// Renders the plan as a standalone SVG document.
@@ -292,8 +363,8 @@ pub fn render(picture: &Picture) -> String {
         let (x0, x1) = (x(tensor.first_use as u128), x(tensor.last_use as u128 + 1));
         let (y0, y1) = (y((offset + tensor.size) as f64), y(offset as f64));
         let hue = hue(i);
-        let name = match picture.ids {
-            Some(ids) => Cow::Borrowed(ids[i].as_str()),
+        let name = match picture.names {
+            Some(names) => Cow::Borrowed(names[i].as_str()),
             None => Cow::Owned(i.to_string()),
         };
         let size = human_bytes(tensor.size);
@@ -303,18 +374,55 @@ pub fn render(picture: &Picture) -> String {
         } else {
             format!(" rounded up from {} B", grouped(given))
         };
-        let _ = write!(
-            svg,
-            "<rect x=\"{x0:.2}\" y=\"{y0:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"hsl({hue:.0},62%,74%)\" \
-             stroke=\"hsl({hue:.0},45%,36%)\"><title>tensor {}: {} B ({size}){rounded}, nodes {}..={}, offset {}</title></rect>",
-            x1 - x0,
-            y1 - y0,
+        let marks = picture
+            .constraints
+            .map(|c| Marks::of(c, i, tensor, picture.names));
+        let title = format!(
+            "<title>tensor {}: {} B ({size}){rounded}, nodes {}..={}, offset {}{}</title>",
             escape(&name),
             grouped(tensor.size),
             tensor.first_use,
             tensor.last_use,
-            grouped(offset)
+            grouped(offset),
+            escape(marks.as_ref().map_or("", |m| m.note.as_str()))
         );
+        let fill = format!("fill=\"hsl({hue:.0},62%,74%)\" stroke=\"hsl({hue:.0},45%,36%)\"");
+        let (x0, x1) = match marks.as_ref().filter(|m| !m.plain()) {
+            None => {
+                let _ = write!(
+                    svg,
+                    "<rect x=\"{x0:.2}\" y=\"{y0:.2}\" width=\"{:.2}\" height=\"{:.2}\" {fill}>{title}</rect>",
+                    x1 - x0,
+                    y1 - y0,
+                );
+                (x0, x1)
+            }
+            Some(marks) => {
+                // One group per tensor: its pieces outside and inside its
+                // gaps, the tooltip once.
+                let _ = write!(svg, "<g{}>{title}", marks.style);
+                let mut widest = (x0, x0);
+                for &(start, end, window) in &marks.pieces {
+                    let (px0, px1) = (x(start), x(end));
+                    let (lo, hi, opacity) = match window {
+                        None => (0, tensor.size, ""),
+                        Some((lo, hi)) => (lo, hi, " fill-opacity=\"0.45\""),
+                    };
+                    let (py0, py1) = (y((offset + hi) as f64), y((offset + lo) as f64));
+                    let _ = write!(
+                        svg,
+                        "<rect x=\"{px0:.2}\" y=\"{py0:.2}\" width=\"{:.2}\" height=\"{:.2}\" {fill}{opacity}/>",
+                        px1 - px0,
+                        py1 - py0,
+                    );
+                    if window.is_none() && px1 - px0 > widest.1 - widest.0 {
+                        widest = (px0, px1);
+                    }
+                }
+                svg.push_str("</g>");
+                widest
+            }
+        };
         let (w, h) = (x1 - x0, y1 - y0);
         // Text only where it fits: the name, and the size below it when
         // there is room for two lines.
@@ -424,7 +532,8 @@ mod tests {
             tensors,
             given: tensors,
             offsets,
-            ids: None,
+            names: None,
+            constraints: None,
             arena,
             peak,
             lower_bound: peak,
