@@ -253,6 +253,10 @@ void islands_label_components() {
   const auto negative = aether::islands_i32(4, pairs, -2);
   CHECK(!negative && negative.status() == AETHER_STATUS_NEGATIVE_COUNT);
   CHECK(aether::islands_i32(-1, pairs, 2).status() == AETHER_STATUS_NEGATIVE_COUNT);
+  // Pair 1 names node 7 of 4: the detail says which pair.
+  const std::int32_t out_of_range[4] = {0, 1, 7, 2};
+  const auto far = aether::islands_i32(4, out_of_range, 2);
+  CHECK(!far && far.status() == AETHER_STATUS_NODE_OUT_OF_RANGE && far.error().index == 1);
 }
 
 void a_result_moves_its_value_out() {

@@ -291,7 +291,8 @@ inline result<std::int32_t> islands_i32(std::int32_t node_count, const std::int3
   std::int32_t count = 0;
   const aether_status status = aether_islands_i32(node_count, pairs, pair_count, labels_out, &count);
   if (status != AETHER_STATUS_OK) {
-    return detail::failure<std::int32_t>(detail::status_only(status));
+    return detail::failure<std::int32_t>(
+        detail::explain(status, aether_islands_i32_explain, node_count, pairs, pair_count));
   }
   return count;
 }
