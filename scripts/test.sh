@@ -30,6 +30,10 @@ cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test (Rust, the C harness, header freshness)"
 cargo test --workspace
 
+echo "== large-file tests, in release: soundness at scale, the greedy bit for bit against the literal"
+cargo test --release --test scale -- --ignored
+cargo test --release -p aether-bench --test scale_equivalence -- --ignored
+
 echo "== the library alone builds offline and compiles no crate but its own"
 offline_log=$(cargo build --offline --lib --package aether-planner \
   --target-dir "$root/target/offline-check" 2>&1) || { echo "$offline_log" >&2; exit 1; }

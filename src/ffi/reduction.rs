@@ -91,7 +91,8 @@ unsafe fn write_reduction(
 /// needed count in `*edges_out_count` and `edges_out` untouched. `edges_out`
 /// may be the same buffer as `edges` (the input is read fully first).
 /// Errors: `NULL_POINTER`, `MISALIGNED_POINTER`, `NOT_TOPOLOGICAL`,
-/// `NODE_OUT_OF_RANGE`, `OVERFLOW`, `OUT_OF_MEMORY` (the n^2/8-byte matrix),
+/// `NODE_OUT_OF_RANGE`, `OVERFLOW`, `OUT_OF_MEMORY` (only when even the
+/// narrowest column blocks or the O(n + E) arrays cannot be had),
 /// `BUFFER_TOO_SMALL`.
 ///
 /// # Safety
