@@ -280,6 +280,44 @@ pub unsafe extern "C" fn aether_plan_options_init_sized(
     })
 }
 
+/// Checks the outputs of a call that writes a plan and its report: the
+/// offsets array and the report are valid, disjoint, and the report's
+/// `struct_size` is one this library can fill.
+pub(super) fn check_plan_outputs(
+    tensor_count: usize,
+    offsets_out: *mut usize,
+    report_out: *mut aether_plan_report,
+) -> Result<(), aether_status> {
+    check_array(offsets_out, tensor_count)?;
+    check_value(report_out)?;
+    disjoint(&[region(offsets_out, tensor_count), region(report_out, 1)])?;
+    // SAFETY: checked above as one aligned, non-NULL report.
+    if unsafe { (*report_out).struct_size } < size_of::<aether_plan_report>() {
+        return Err(AETHER_STATUS_INVALID_OPTIONS);
+    }
+    Ok(())
+}
+
+/// Writes a plan and its report to outputs [`check_plan_outputs`] accepted.
+///
+/// # Safety
+/// `check_plan_outputs(report.plan.offsets.len(), offsets_out, report_out)`
+/// succeeded and both point to writable memory of that size.
+pub(super) unsafe fn write_plan(
+    report: &PlanReport,
+    offsets_out: *mut usize,
+    report_out: *mut aether_plan_report,
+) {
+    write_array(offsets_out, &report.plan.offsets);
+    report_out.write(aether_plan_report {
+        struct_size: size_of::<aether_plan_report>(),
+        arena_size: report.plan.arena_size,
+        lower_bound: report.lower_bound,
+        proven_optimal: report.proven_optimal.into(),
+        search_nodes: report.search_nodes,
+    });
+}
+
 /// Plans offsets with an alignment and a strategy: `greedy` is
 /// `aether_plan_offsets` on sizes rounded up to the alignment; `heuristic`
 /// keeps the best of several orderings and placement rules; `search` looks
@@ -303,21 +341,9 @@ pub unsafe extern "C" fn aether_plan_offsets_with(
     report_out: *mut aether_plan_report,
 ) -> aether_status {
     guard(|| {
-        check_array(offsets_out, tensor_count)?;
-        check_value(report_out)?;
-        disjoint(&[region(offsets_out, tensor_count), region(report_out, 1)])?;
-        if (*report_out).struct_size < size_of::<aether_plan_report>() {
-            return Err(AETHER_STATUS_INVALID_OPTIONS);
-        }
+        check_plan_outputs(tensor_count, offsets_out, report_out)?;
         let report = compute_plan_with(tensors, tensor_count, options).map_err(|f| f.status)?;
-        write_array(offsets_out, &report.plan.offsets);
-        report_out.write(aether_plan_report {
-            struct_size: size_of::<aether_plan_report>(),
-            arena_size: report.plan.arena_size,
-            lower_bound: report.lower_bound,
-            proven_optimal: report.proven_optimal.into(),
-            search_nodes: report.search_nodes,
-        });
+        write_plan(&report, offsets_out, report_out);
         Ok(())
     })
 }

@@ -6,7 +6,8 @@ use core::mem::size_of;
 
 use super::boundary::*;
 use super::offsets::{
-    aether_plan_options, aether_plan_report, aether_tensor_lifetime, read_options,
+    aether_plan_options, aether_plan_report, aether_tensor_lifetime, check_plan_outputs,
+    read_options, write_plan,
 };
 use super::status::*;
 use crate::{
@@ -256,25 +257,13 @@ pub unsafe extern "C" fn aether_plan_problem(
     report_out: *mut aether_plan_report,
 ) -> aether_status {
     guard(|| {
-        check_array(offsets_out, tensor_count)?;
-        check_value(report_out)?;
-        disjoint(&[region(offsets_out, tensor_count), region(report_out, 1)])?;
-        if (*report_out).struct_size < size_of::<aether_plan_report>() {
-            return Err(AETHER_STATUS_INVALID_OPTIONS);
-        }
+        check_plan_outputs(tensor_count, offsets_out, report_out)?;
         let report = match compute(tensors, tensor_count, problem, options) {
             Ok(report) => report,
             Err(Fault::Status(status)) => return Err(status),
             Err(Fault::Core(error)) => return Err(status_of(&error)),
         };
-        write_array(offsets_out, &report.plan.offsets);
-        report_out.write(aether_plan_report {
-            struct_size: size_of::<aether_plan_report>(),
-            arena_size: report.plan.arena_size,
-            lower_bound: report.lower_bound,
-            proven_optimal: report.proven_optimal.into(),
-            search_nodes: report.search_nodes,
-        });
+        write_plan(&report, offsets_out, report_out);
         Ok(())
     })
 }

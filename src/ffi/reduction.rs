@@ -80,6 +80,32 @@ unsafe fn write_reduction(
     Ok(())
 }
 
+/// One reduction entry point: checks the outputs, reduces with `reducer`
+/// and writes the result or the count it needs.
+///
+/// # Safety
+/// As for `aether_transitive_reduction`.
+unsafe fn reduce_into(
+    reducer: Reducer,
+    node_count: usize,
+    (edges, edge_count): (*const aether_edge, usize),
+    (edges_out, edges_out_capacity, edges_out_count): (*mut aether_edge, usize, *mut usize),
+) -> aether_status {
+    guard(|| {
+        check_array(edges_out, edges_out_capacity)?;
+        check_value(edges_out_count)?;
+        disjoint(&output_regions(
+            edges_out,
+            edges_out_capacity,
+            edge_count,
+            edges_out_count,
+        ))?;
+        let reduced =
+            compute_reduction(reducer, node_count, edges, edge_count).map_err(|f| f.status)?;
+        write_reduction(&reduced, edges_out, edges_out_capacity, edges_out_count)
+    })
+}
+
 /// The transitive reduction of a DAG whose nodes are numbered topologically
 /// (`source < target < node_count` for every edge): the unique minimal edge
 /// set with the same reachability, independent of edge order, sorted by
@@ -108,19 +134,12 @@ pub unsafe extern "C" fn aether_transitive_reduction(
     edges_out_capacity: usize,
     edges_out_count: *mut usize,
 ) -> aether_status {
-    guard(|| {
-        check_array(edges_out, edges_out_capacity)?;
-        check_value(edges_out_count)?;
-        disjoint(&output_regions(
-            edges_out,
-            edges_out_capacity,
-            edge_count,
-            edges_out_count,
-        ))?;
-        let reduced = compute_reduction(try_transitive_reduction, node_count, edges, edge_count)
-            .map_err(|f| f.status)?;
-        write_reduction(&reduced, edges_out, edges_out_capacity, edges_out_count)
-    })
+    reduce_into(
+        try_transitive_reduction,
+        node_count,
+        (edges, edge_count),
+        (edges_out, edges_out_capacity, edges_out_count),
+    )
 }
 
 /// Explains what `aether_transitive_reduction` returns for these inputs (its
@@ -162,24 +181,12 @@ pub unsafe extern "C" fn aether_transitive_reduction_any_order(
     edges_out_capacity: usize,
     edges_out_count: *mut usize,
 ) -> aether_status {
-    guard(|| {
-        check_array(edges_out, edges_out_capacity)?;
-        check_value(edges_out_count)?;
-        disjoint(&output_regions(
-            edges_out,
-            edges_out_capacity,
-            edge_count,
-            edges_out_count,
-        ))?;
-        let reduced = compute_reduction(
-            try_transitive_reduction_any_order,
-            node_count,
-            edges,
-            edge_count,
-        )
-        .map_err(|f| f.status)?;
-        write_reduction(&reduced, edges_out, edges_out_capacity, edges_out_count)
-    })
+    reduce_into(
+        try_transitive_reduction_any_order,
+        node_count,
+        (edges, edge_count),
+        (edges_out, edges_out_capacity, edges_out_count),
+    )
 }
 
 /// Explains what `aether_transitive_reduction_any_order` returns for these
