@@ -18,7 +18,7 @@ const CHILD: &str = "AETHER_PROBLEM_MEMORY_CHILD";
 
 /// Limits above the child's current size, in MiB.
 #[cfg(target_os = "linux")]
-const LADDER: [u64; 8] = [1, 2, 4, 8, 16, 32, 64, 1024];
+const LADDER: [u64; 6] = [1, 2, 4, 8, 16, 1024];
 
 /// Tensors in the problem: enough that the conflict lists need far more
 /// than the lowest rungs allow.
