@@ -221,15 +221,20 @@ fn round_sizes(
     tensors: &[TensorLifetime],
     alignment: usize,
 ) -> Result<Vec<TensorLifetime>, PlanError> {
-    let mask = alignment - 1;
     let mut rounded = fallible::with_capacity(tensors.len())?;
     for (i, t) in tensors.iter().enumerate() {
-        let size = t
-            .size
-            .checked_add(mask)
-            .ok_or(PlanError::Overflow { tensor: i })?
-            & !mask;
+        let size = round_up(t.size, alignment, i)?;
         rounded.push(TensorLifetime { size, ..*t });
     }
     Ok(rounded)
+}
+
+/// `size` rounded up to a multiple of `alignment` (a power of two), or an
+/// overflow naming `tensor`.
+pub(crate) fn round_up(size: usize, alignment: usize, tensor: usize) -> Result<usize, PlanError> {
+    let mask = alignment - 1;
+    Ok(size
+        .checked_add(mask)
+        .ok_or(PlanError::Overflow { tensor })?
+        & !mask)
 }

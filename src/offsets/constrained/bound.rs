@@ -15,6 +15,7 @@ use super::align_up;
 use super::normalise::Model;
 use super::place::lowest_offset;
 use crate::error::PlanError;
+use crate::sys::fallible;
 
 /// Live-set visits the padding term may spend in total.
 const PADDING_WORK: usize = 1 << 22;
@@ -22,11 +23,13 @@ const PADDING_WORK: usize = 1 << 22;
 pub(super) fn lower_bound(model: &Model) -> Result<usize, PlanError> {
     let blocks = &model.blocks;
     let mut bound = 0i128;
-    let fixed: Vec<(usize, i128)> = blocks
-        .iter()
-        .enumerate()
-        .filter_map(|(b, block)| block.fixed.map(|o| (b, o)))
-        .collect();
+    let fixed: Vec<(usize, i128)> = fallible::collect(
+        blocks.len(),
+        blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(b, block)| block.fixed.map(|o| (b, o))),
+    )?;
     for (b, block) in blocks.iter().enumerate() {
         if block.size == 0 {
             continue;
@@ -34,13 +37,14 @@ pub(super) fn lower_bound(model: &Model) -> Result<usize, PlanError> {
         let end = match block.fixed {
             Some(offset) => offset + block.size,
             None if fixed.is_empty() => block.size,
-            None => lowest_offset(model, b, &fixed, None) + block.size,
+            None => lowest_offset(model, b, &fixed, None)? + block.size,
         };
         bound = bound.max(end);
     }
 
     // Sweep the pieces: ends before starts at one time (half-open pieces).
-    let mut events: Vec<(i128, bool, usize, usize)> = Vec::new();
+    let pieces: usize = blocks.iter().map(|b| b.pieces.len()).sum();
+    let mut events: Vec<(i128, bool, usize, usize)> = fallible::with_capacity(2 * pieces)?;
     for (b, block) in blocks.iter().enumerate() {
         for (k, p) in block.pieces.iter().enumerate() {
             events.push((p.start, true, b, k));
@@ -48,8 +52,12 @@ pub(super) fn lower_bound(model: &Model) -> Result<usize, PlanError> {
         }
     }
     events.sort_unstable_by_key(|&(time, starts, b, k)| (time, starts, b, k));
-    let mut live: Vec<(usize, usize)> = Vec::new();
-    let mut slot: Vec<Vec<usize>> = blocks.iter().map(|b| vec![0; b.pieces.len()]).collect();
+    // At most every piece is live at once.
+    let mut live: Vec<(usize, usize)> = fallible::with_capacity(pieces)?;
+    let mut slot: Vec<Vec<usize>> = fallible::with_capacity(blocks.len())?;
+    for block in blocks {
+        slot.push(fallible::filled(block.pieces.len(), 0)?);
+    }
     let mut bytes = 0i128;
     let mut work = 0usize;
     let mut e = 0;

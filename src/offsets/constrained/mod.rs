@@ -42,6 +42,7 @@ mod search;
 use super::{try_plan_offsets_with, MemoryPlan, PlanOptions, PlanReport, Strategy};
 use crate::error::PlanError;
 use crate::input::TensorLifetime;
+use crate::sys::fallible;
 
 /// A sub-range of a tensor's lifetime in which it is inactive, or, with a
 /// window, active in only part of its bytes.
@@ -196,6 +197,29 @@ pub fn try_plan_problem(
     })
 }
 
+/// Appends `item` to `vec`, growing it fallibly: the planners' lists grow
+/// with the input and must fail as [`PlanError::OutOfMemory`], not abort.
+fn try_push<T>(vec: &mut Vec<T>, item: T) -> Result<(), PlanError> {
+    try_room(vec, 1)?;
+    vec.push(item);
+    Ok(())
+}
+
+/// Makes room in `vec` for `more` further elements, fallibly.
+fn try_room<T>(vec: &mut Vec<T>, more: usize) -> Result<(), PlanError> {
+    vec.try_reserve(more).map_err(|_| PlanError::OutOfMemory {
+        bytes: vec
+            .len()
+            .saturating_add(more)
+            .saturating_mul(core::mem::size_of::<T>()),
+    })
+}
+
+/// A fallible copy of `items`.
+fn try_copy<T: Copy>(items: &[T]) -> Result<Vec<T>, PlanError> {
+    fallible::collect(items.len(), items.iter().copied())
+}
+
 /// Rounds `value` up to a multiple of `alignment` (a power of two).
 fn align_up(value: i128, alignment: i128) -> i128 {
     (value + alignment - 1) & !(alignment - 1)
@@ -213,7 +237,10 @@ impl normalise::Model {
         let arena_size = usize::try_from(arena).map_err(|_| PlanError::Overflow {
             tensor: self.first_member_past(offsets),
         })?;
-        let tensor_offsets = self.block_of.iter().map(|&b| offsets[b] as usize).collect();
+        let tensor_offsets = fallible::collect(
+            self.block_of.len(),
+            self.block_of.iter().map(|&b| offsets[b] as usize),
+        )?;
         Ok(MemoryPlan {
             offsets: tensor_offsets,
             arena_size,

@@ -6,9 +6,11 @@
 //! Arithmetic is in `i128`: node `last_use + 1` and `offset + size` never
 //! overflow there, and windows may make a separation negative.
 
-use super::{PlanProblem, Reuse};
+use super::{try_copy, PlanProblem, Reuse};
 use crate::error::PlanError;
 use crate::input::check_lifetimes;
+use crate::offsets::round_up;
+use crate::sys::fallible;
 
 /// A gap of one tensor: first and last node, window.
 type GapSpan = (usize, usize, Window);
@@ -91,8 +93,8 @@ fn find(parent: &mut [usize], mut x: usize) -> usize {
 /// Checks the reuse pairs and returns each tensor's group representative.
 fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<Vec<usize>, PlanError> {
     let n = sizes.len();
-    let mut parent: Vec<usize> = (0..n).collect();
-    let mut reuses_already = vec![false; n];
+    let mut parent: Vec<usize> = fallible::collect(n, 0..n)?;
+    let mut reuses_already = fallible::filled(n, false)?;
     for (pair, r) in reuses.iter().enumerate() {
         let bad = PlanError::InvalidReuse {
             pair,
@@ -114,7 +116,7 @@ fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<Vec<usize>, PlanErr
         }
         parent[a] = b;
     }
-    Ok((0..n).map(|t| find(&mut parent, t)).collect())
+    fallible::collect(n, (0..n).map(|t| find(&mut parent, t)))
 }
 
 impl Model {
@@ -128,16 +130,10 @@ impl Model {
         }
         check_lifetimes(tensors)?;
         check_counts(problem)?;
-        let mask = alignment - 1;
-        let mut rounded = Vec::with_capacity(n);
-        let mut aligns = Vec::with_capacity(n);
+        let mut rounded = fallible::with_capacity(n)?;
+        let mut aligns = fallible::with_capacity(n)?;
         for (i, t) in tensors.iter().enumerate() {
-            let size = t
-                .size
-                .checked_add(mask)
-                .ok_or(PlanError::Overflow { tensor: i })?
-                & !mask;
-            rounded.push(size as i128);
+            rounded.push(round_up(t.size, alignment, i)? as i128);
             let own = problem.alignments.get(i).copied().unwrap_or(1);
             if !own.is_power_of_two() {
                 return Err(PlanError::InvalidTensorAlignment {
@@ -148,24 +144,41 @@ impl Model {
             aligns.push(own.max(alignment) as i128);
         }
         let gaps = tensor_gaps(problem)?;
-        let sizes: Vec<usize> = tensors.iter().map(|t| t.size).collect();
+        let sizes: Vec<usize> = fallible::collect(n, tensors.iter().map(|t| t.size))?;
         let root = reuse_groups(problem.reuses, &sizes)?;
+        drop(sizes);
 
-        // Blocks, one per group, numbered by their lowest member.
-        let mut block_of = vec![usize::MAX; n];
-        let mut members: Vec<Vec<usize>> = Vec::new();
+        // Blocks, one per group, numbered by their lowest member; each
+        // block's members are `member[start[b]..start[b + 1]]`.
+        let mut block_of = fallible::filled(n, usize::MAX)?;
+        let mut block_count = 0;
         for t in 0..n {
             let r = root[t];
             if block_of[r] == usize::MAX {
-                block_of[r] = members.len();
-                members.push(Vec::new());
+                block_of[r] = block_count;
+                block_count += 1;
             }
             block_of[t] = block_of[r];
-            members[block_of[t]].push(t);
         }
-        let mut blocks = Vec::with_capacity(members.len());
-        let mut fixed_by = Vec::with_capacity(members.len());
-        for group in &members {
+        drop(root);
+        let mut start = fallible::filled(block_count + 1, 0usize)?;
+        for &b in &block_of {
+            start[b + 1] += 1;
+        }
+        for b in 0..block_count {
+            start[b + 1] += start[b];
+        }
+        let mut member = fallible::filled(n, 0usize)?;
+        let mut next = try_copy(&start[..block_count])?;
+        for (t, &b) in block_of.iter().enumerate() {
+            member[next[b]] = t;
+            next[b] += 1;
+        }
+        drop(next);
+        let mut blocks = fallible::with_capacity(block_count)?;
+        let mut fixed_by = fallible::with_capacity(block_count)?;
+        for b in 0..block_count {
+            let group = &member[start[b]..start[b + 1]];
             let mut block = Block {
                 size: 0,
                 align: 1,
@@ -174,7 +187,9 @@ impl Model {
                 pieces: Vec::new(),
             };
             let mut fixer = usize::MAX;
-            let mut pieces = Vec::new();
+            // A tensor has a piece between its gaps and one per window.
+            let piece_bound = group.iter().map(|&t| 2 * gaps[t].len() + 1).sum();
+            let mut pieces = fallible::with_capacity(piece_bound)?;
             for &t in group {
                 block.size = block.size.max(rounded[t]);
                 block.align = block.align.max(aligns[t]);
@@ -211,12 +226,13 @@ impl Model {
             block.pieces = if group.len() == 1 {
                 pieces
             } else {
-                merge_pieces(&pieces)
+                merge_pieces(&pieces)?
             };
             blocks.push(block);
             fixed_by.push(fixer);
         }
-        let neighbours = conflicts(&blocks);
+        drop(gaps);
+        let neighbours = conflicts(&blocks)?;
         // Fixed blocks must already be apart.
         for (b, list) in neighbours.iter().enumerate() {
             let Some(ob) = blocks[b].fixed else { continue };
@@ -250,8 +266,20 @@ impl Model {
 /// Each tensor's gaps, checked, sorted by first node.
 fn tensor_gaps(problem: &PlanProblem<'_>) -> Result<Vec<Vec<GapSpan>>, PlanError> {
     let tensors = problem.tensors;
-    let mut gaps = vec![Vec::new(); tensors.len()];
-    let mut index = vec![Vec::new(); tensors.len()];
+    // Counted first, so that every list is allocated once, fallibly.
+    let mut count = fallible::filled(tensors.len(), 0usize)?;
+    for gap in problem.gaps {
+        if let Some(c) = count.get_mut(gap.tensor) {
+            *c += 1;
+        }
+    }
+    let mut gaps: Vec<Vec<GapSpan>> = fallible::with_capacity(tensors.len())?;
+    let mut index: Vec<Vec<usize>> = fallible::with_capacity(tensors.len())?;
+    for &c in &count {
+        gaps.push(fallible::with_capacity(c)?);
+        index.push(fallible::with_capacity(c)?);
+    }
+    drop(count);
     for (g, gap) in problem.gaps.iter().enumerate() {
         let bad = PlanError::InvalidGap {
             gap: g,
@@ -269,8 +297,10 @@ fn tensor_gaps(problem: &PlanProblem<'_>) -> Result<Vec<Vec<GapSpan>>, PlanError
         index[gap.tensor].push(g);
     }
     for (list, index) in gaps.iter_mut().zip(&index) {
-        let mut order: Vec<usize> = (0..list.len()).collect();
-        order.sort_by_key(|&k| (list[k].0, index[k]));
+        let mut order: Vec<usize> = fallible::collect(list.len(), 0..list.len())?;
+        // Keys are distinct, so the unstable sort (which does not allocate)
+        // gives the stable order.
+        order.sort_unstable_by_key(|&k| (list[k].0, index[k]));
         for pair in order.windows(2) {
             if list[pair[1]].0 <= list[pair[0]].1 {
                 let g = index[pair[0]].max(index[pair[1]]);
@@ -280,7 +310,7 @@ fn tensor_gaps(problem: &PlanProblem<'_>) -> Result<Vec<Vec<GapSpan>>, PlanError
                 });
             }
         }
-        *list = order.iter().map(|&k| list[k]).collect();
+        *list = fallible::collect(order.len(), order.iter().map(|&k| list[k]))?;
     }
     Ok(gaps)
 }
@@ -313,11 +343,15 @@ fn tensor_pieces(
 
 /// The profile of a group: at every time the hull of its active members'
 /// windows, as sorted disjoint pieces.
-fn merge_pieces(pieces: &[Piece]) -> Vec<Piece> {
-    let mut times: Vec<i128> = pieces.iter().flat_map(|p| [p.start, p.end]).collect();
+fn merge_pieces(pieces: &[Piece]) -> Result<Vec<Piece>, PlanError> {
+    let mut times: Vec<i128> = fallible::collect(
+        2 * pieces.len(),
+        pieces.iter().flat_map(|p| [p.start, p.end]),
+    )?;
     times.sort_unstable();
     times.dedup();
-    let mut out: Vec<Piece> = Vec::new();
+    // One piece at most per span between consecutive times.
+    let mut out: Vec<Piece> = fallible::with_capacity(times.len())?;
     for span in times.windows(2) {
         let (start, end) = (span[0], span[1]);
         let mut hull: Option<(i128, i128)> = None;
@@ -333,7 +367,7 @@ fn merge_pieces(pieces: &[Piece]) -> Vec<Piece> {
             _ => out.push(Piece { start, end, lo, hi }),
         }
     }
-    out
+    Ok(out)
 }
 
 /// The separations of two blocks active at a common time, as MiniMalloc's
@@ -362,28 +396,60 @@ pub(super) fn separation(a: &[Piece], b: &[Piece]) -> Option<(i128, i128)> {
 }
 
 /// Every conflicting pair, found by a sweep over the blocks' time spans.
-fn conflicts(blocks: &[Block]) -> Vec<Vec<Neighbour>> {
-    let mut neighbours = vec![Vec::new(); blocks.len()];
-    let mut order: Vec<usize> = (0..blocks.len())
-        .filter(|&b| !blocks[b].pieces.is_empty())
-        .collect();
+/// The pairs may be quadratic in number: they are counted first, refused
+/// when the machine cannot back them, and stored in lists allocated once.
+fn conflicts(blocks: &[Block]) -> Result<Vec<Vec<Neighbour>>, PlanError> {
+    let mut order: Vec<usize> = fallible::collect(
+        blocks.len(),
+        (0..blocks.len()).filter(|&b| !blocks[b].pieces.is_empty()),
+    )?;
     let span = |b: usize| {
         let p = &blocks[b].pieces;
         (p[0].start, p[p.len() - 1].end)
     };
-    order.sort_by_key(|&b| span(b).0);
-    for (k, &a) in order.iter().enumerate() {
-        let end = span(a).1;
-        for &b in order[k + 1..].iter().take_while(|&&b| span(b).0 < end) {
-            if let Some((up, down)) = separation(&blocks[a].pieces, &blocks[b].pieces) {
-                neighbours[a].push(Neighbour { other: b, up, down });
-                neighbours[b].push(Neighbour {
-                    other: a,
-                    up: down,
-                    down: up,
-                });
+    // Ties by block number, as a stable sort would leave them.
+    order.sort_unstable_by_key(|&b| (span(b).0, b));
+    let sweep = |visit: &mut dyn FnMut(usize, usize, i128, i128) -> Result<(), PlanError>| {
+        for (k, &a) in order.iter().enumerate() {
+            let end = span(a).1;
+            for &b in order[k + 1..].iter().take_while(|&&b| span(b).0 < end) {
+                if let Some((up, down)) = separation(&blocks[a].pieces, &blocks[b].pieces) {
+                    visit(a, b, up, down)?;
+                }
             }
         }
+        Ok(())
+    };
+    let mut count = fallible::filled(blocks.len(), 0usize)?;
+    sweep(&mut |a, b, _, _| {
+        count[a] += 1;
+        count[b] += 1;
+        Ok(())
+    })?;
+    let entries = count.iter().fold(0usize, |sum, &c| sum.saturating_add(c));
+    let bytes = entries
+        .saturating_mul(core::mem::size_of::<Neighbour>())
+        .saturating_add(
+            blocks
+                .len()
+                .saturating_mul(core::mem::size_of::<Vec<Neighbour>>()),
+        );
+    fallible::refuse_above_half_available(bytes)?;
+    let mut neighbours: Vec<Vec<Neighbour>> = fallible::with_capacity(blocks.len())?;
+    for &c in &count {
+        neighbours.push(fallible::with_capacity(c)?);
     }
-    neighbours
+    drop(count);
+    // Every list has exactly the room its pairs take: these pushes never
+    // reallocate.
+    sweep(&mut |a, b, up, down| {
+        neighbours[a].push(Neighbour { other: b, up, down });
+        neighbours[b].push(Neighbour {
+            other: a,
+            up: down,
+            down: up,
+        });
+        Ok(())
+    })?;
+    Ok(neighbours)
 }

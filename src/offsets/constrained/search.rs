@@ -14,10 +14,11 @@
 
 use std::time::Instant;
 
-use super::align_up;
 use super::normalise::Model;
+use super::{align_up, try_copy, try_push};
 use crate::error::PlanError;
 use crate::offsets::SearchBudget;
+use crate::sys::fallible;
 
 pub(super) struct Outcome {
     /// The best plan: the start, or better. `None`: none within capacity.
@@ -59,38 +60,38 @@ impl State<'_> {
 
     /// Raises block `b` to at least `value`; false if that breaks a fixed
     /// offset or the limit.
-    fn raise(&mut self, b: usize, value: i128) -> bool {
+    fn raise(&mut self, b: usize, value: i128) -> Result<bool, PlanError> {
         let block = &self.model.blocks[b];
         let value = align_up(value, block.align);
         if value <= self.at[b] {
-            return true;
+            return Ok(true);
         }
         if block.fixed.is_some() || value + block.size >= self.limit && block.size > 0 {
-            return false;
+            return Ok(false);
         }
-        self.trail.push((b, self.at[b]));
+        try_push(&mut self.trail, (b, self.at[b]))?;
         self.at[b] = value;
-        self.queue.push(b);
-        true
+        try_push(&mut self.queue, b)?;
+        Ok(true)
     }
 
     /// Adds `o_upper >= o_lower + w` and restores the least solution.
-    fn order(&mut self, lower: usize, upper: usize, w: i128) -> bool {
-        self.out[lower].push((upper, w));
-        self.edge_log.push(lower);
+    fn order(&mut self, lower: usize, upper: usize, w: i128) -> Result<bool, PlanError> {
+        try_push(&mut self.out[lower], (upper, w))?;
+        try_push(&mut self.edge_log, lower)?;
         self.queue.clear();
-        if !self.raise(upper, self.at[lower] + w) {
-            return false;
+        if !self.raise(upper, self.at[lower] + w)? {
+            return Ok(false);
         }
         while let Some(b) = self.queue.pop() {
             for k in 0..self.out[b].len() {
                 let (c, w) = self.out[b][k];
-                if !self.raise(c, self.at[b] + w) {
-                    return false;
+                if !self.raise(c, self.at[b] + w)? {
+                    return Ok(false);
                 }
             }
         }
-        true
+        Ok(true)
     }
 
     fn undo(&mut self, trail: usize, edges: usize) {
@@ -155,11 +156,11 @@ pub(super) fn improve(
     let mut best = start;
     let capacity_limit = model.capacity.map_or(i128::MAX, |c| c + 1);
     let limit = best_arena.map_or(capacity_limit, |a| a.min(capacity_limit));
-    let at: Vec<i128> = model.blocks.iter().map(|b| b.fixed.unwrap_or(0)).collect();
+    let at: Vec<i128> = fallible::collect(n, model.blocks.iter().map(|b| b.fixed.unwrap_or(0)))?;
     let mut state = State {
         model,
         at,
-        out: vec![Vec::new(); n],
+        out: fallible::filled(n, Vec::new())?,
         edge_log: Vec::new(),
         trail: Vec::new(),
         limit,
@@ -186,18 +187,21 @@ pub(super) fn improve(
                 None => {
                     let arena = arena_of(model, &state.at);
                     best_arena = Some(arena);
-                    best = Some(state.at.clone());
+                    best = Some(try_copy(&state.at)?);
                     state.limit = arena;
                     if arena <= bound {
                         break;
                     }
                 }
-                Some(branches) => stack.push(Frame {
-                    branches,
-                    tried: 0,
-                    trail: state.trail.len(),
-                    edges: state.edge_log.len(),
-                }),
+                Some(branches) => try_push(
+                    &mut stack,
+                    Frame {
+                        branches,
+                        tried: 0,
+                        trail: state.trail.len(),
+                        edges: state.edge_log.len(),
+                    },
+                )?,
             }
         }
         // Expand the next untried branch of the deepest open frame.
@@ -213,7 +217,7 @@ pub(super) fn improve(
             frame.tried += 1;
             let (trail, edges) = (frame.trail, frame.edges);
             state.undo(trail, edges);
-            if state.order(lower, upper, w) && fits(&state) {
+            if state.order(lower, upper, w)? && fits(&state) {
                 alive = true;
                 break;
             }
