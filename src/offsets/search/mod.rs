@@ -94,7 +94,7 @@ mod placement;
 
 use std::time::Duration;
 
-use super::conflicts::{gcd, lifetime_length, Conflicts, Sections};
+use super::conflicts::{gcd, lifetime_length, Conflicts, Degrees, Sections};
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
@@ -224,7 +224,18 @@ pub(crate) fn improve(
     budget: &SearchBudget,
     deadline: Option<Instant>,
 ) -> Result<Outcome, PlanError> {
-    let mut search = Search::new(tensors, start, peak, budget, deadline)?;
+    let degrees = Degrees::new(tensors)?;
+    if !degrees.lists_fit() {
+        // The lists would pass the memory allowed beyond the input: the
+        // start plan stands, with the peak as its bound.
+        return Ok(Outcome {
+            lower_bound: peak.min(start.arena_size),
+            plan: start,
+            nodes: 0,
+        });
+    }
+    let conflicts = Conflicts::from_degrees(tensors, degrees)?;
+    let mut search = Search::new(tensors, conflicts, start, peak, budget, deadline)?;
     search.run();
     Ok(Outcome {
         lower_bound: search.lower_bound.min(search.best_arena),
@@ -301,12 +312,12 @@ struct Search {
 impl Search {
     fn new(
         tensors: &[TensorLifetime],
+        conflicts: Conflicts,
         start: MemoryPlan,
         peak: usize,
         budget: &SearchBudget,
         deadline: Option<Instant>,
     ) -> Result<Self, PlanError> {
-        let conflicts = Conflicts::new(tensors)?;
         let n = conflicts.items.len();
         let sizes: Vec<usize> =
             fallible::collect(n, conflicts.items.iter().map(|&i| tensors[i].size))?;
