@@ -51,6 +51,14 @@
 //! order). The improvement does `IMPROVEMENT_WORK / (n² + 2E)` rounds, at
 //! least 8 and at most 400: bounded work, 7 to 10 ms on 409 tensors here.
 //! Memory `O(n + E)`.
+//!
+//! # At scale
+//!
+//! The conflicts are counted first (`O(n log n)`); when their lists would
+//! pass [`conflicts::LIST_ENTRY_LIMIT`] entries, [`scalable`] plans instead,
+//! with no lists: the same orderings and lowest-floor plans from a k-d tree
+//! of lifetimes, the greedy's plan for best fit, no first fit, `O(n)`
+//! memory.
 
 use std::cmp::Reverse;
 use std::time::Instant;

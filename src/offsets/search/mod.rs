@@ -82,7 +82,9 @@
 //! given its lowest floor once through a path-compressed forest. A placement
 //! that passes costs `O(m log m)` more to sort its node's candidates.
 //! Memory: the conflict lists, `O(n + E)` (counted first, and refused when
-//! larger than half the memory the machine can back); a candidate list per
+//! larger than half the memory the machine can back; when they would pass
+//! the heuristic's list limit, 4 M entries, no search runs and the start plan
+//! is returned with the peak as its lower bound); a candidate list per
 //! level of the depth-first stack, `O(n²)` at most but short in practice;
 //! sorted keys for the top level, `O(n)`, and for the levels below it at
 //! most [`STACK_KEYS`] in total (the others are rebuilt when returned to).
