@@ -193,7 +193,7 @@ impl<'a> FloorTree<'a> {
     }
 
     /// Recomputes the aggregates of the subtree `lo..hi` from its node and
-    /// its children (whose pending raises have been applied).
+    /// its children; the node's pending raise must have been pushed.
     fn pull(&mut self, lo: usize, hi: usize) {
         let v = (lo + hi) / 2;
         let mut aggregate = (self.nodes[v].floor, self.nodes[v].rank, NONE);
@@ -271,10 +271,11 @@ impl<'a> FloorTree<'a> {
     /// Marks the tensor at node `at` placed.
     fn remove(&mut self, lo: usize, hi: usize, at: usize) {
         let v = (lo + hi) / 2;
+        // Pulled below, so the children must hold this node's raise.
+        self.push(lo, hi);
         if v == at {
             self.nodes[v].floor = NONE;
         } else {
-            self.push(lo, hi);
             if at < v {
                 self.remove(lo, v, at);
             } else {
@@ -379,9 +380,9 @@ mod tests {
     fn the_tree_gives_the_listed_lowest_floor_plans() {
         let mut rng = crate::rng::XorShift(0x0BAD_5EED_1234_5678);
         let mut below = |bound: usize| rng.below(bound);
-        for _ in 0..300 {
-            let horizon = 1 + below(60);
-            let tensors: Vec<TensorLifetime> = (0..below(120))
+        for case in 0..400 {
+            let horizon = 1 + below(if case % 2 == 0 { 60 } else { 150 });
+            let tensors: Vec<TensorLifetime> = (0..below(if case % 2 == 0 { 120 } else { 250 }))
                 .map(|_| {
                     let first = below(horizon);
                     let span = if below(6) == 0 { horizon } else { 4 };
