@@ -244,28 +244,34 @@ impl<'a> FloorTree<'a> {
     }
 
     /// Raises to at least `top` the floors of the tensors of subtree
-    /// `lo..hi` live somewhere in `first..=last`.
-    fn raise(&mut self, lo: usize, hi: usize, (first, last): (usize, usize), top: usize) {
+    /// `lo..hi` live somewhere in `first..=last`; whether any floor rose.
+    fn raise(&mut self, lo: usize, hi: usize, (first, last): (usize, usize), top: usize) -> bool {
         if lo >= hi {
-            return;
+            return false;
         }
         let v = (lo + hi) / 2;
         let node = &self.nodes[v];
         if top <= node.least || node.first_min > last || node.last_max < first {
-            return;
+            return false;
         }
         if node.first_max <= last && node.last_min >= first {
             self.apply(lo, hi, top);
-            return;
+            return true;
         }
         self.push(lo, hi);
         let node = &mut self.nodes[v];
-        if node.first <= last && node.last >= first {
-            node.floor = node.floor.max(top);
+        let mut rose = false;
+        if node.first <= last && node.last >= first && node.floor < top {
+            node.floor = top;
+            rose = true;
         }
-        self.raise(lo, v, (first, last), top);
-        self.raise(v + 1, hi, (first, last), top);
-        self.pull(lo, hi);
+        rose |= self.raise(lo, v, (first, last), top);
+        rose |= self.raise(v + 1, hi, (first, last), top);
+        // A push alone leaves this subtree's aggregates as they were.
+        if rose {
+            self.pull(lo, hi);
+        }
+        rose
     }
 
     /// Marks the tensor at node `at` placed.
