@@ -45,7 +45,7 @@
 //! # Complexity
 //!
 //! `O(n log n + E)` to build the conflict lists (`E` conflicting pairs) and
-//! `O(n·S)` for the pressures (`S` distinct lifetime endpoints); `O(n² + E)`
+//! `O(n log n)` for the pressures and conflict bytes; `O(n² + E)`
 //! per placement by the lowest-floor rule (a linear scan for the lowest key per
 //! step) and `O(n²)` by a fit rule (each tensor walks the placed ones in offset
 //! order). The improvement does `IMPROVEMENT_WORK / (n² + 2E)` rounds, at
