@@ -19,11 +19,29 @@ pub(crate) struct Conflicts {
     pub(crate) neighbours: Vec<Vec<usize>>,
 }
 
-impl Conflicts {
-    /// Conflict lists by a sweep over tensors sorted by first use:
-    /// `O(n log n + E)`. The lists' size is counted first, without building
-    /// them, so that a size the machine cannot back (`E` can reach `n²/2`) is
-    /// refused as [`PlanError::OutOfMemory`] instead of aborting the process.
+/// Above this many list entries (each end of a conflicting pair, 8 bytes
+/// each), the heuristic plans without conflict lists and the search does not
+/// build them: 4 M entries are 32 MiB, half the memory allowed beyond a
+/// large input.
+pub(crate) const LIST_ENTRY_LIMIT: usize = 4 << 20;
+
+/// The planned tensors and how many conflicts each has, counted without
+/// listing them: `O(n log n)` time, `O(n)` memory.
+pub(crate) struct Degrees {
+    /// Input indices of the tensors with a non-zero size, in input order.
+    pub(crate) items: Vec<usize>,
+    /// Positions in `items`, by first use.
+    by_start: Vec<usize>,
+    /// For each position in `items`, the number of other tensors whose
+    /// lifetimes intersect its own.
+    pub(crate) degree: Vec<usize>,
+    /// Sum of the degrees (twice the conflicting pairs), saturated.
+    pub(crate) entries: usize,
+}
+
+impl Degrees {
+    /// Counts by a sweep over tensors sorted by first use. Errors:
+    /// [`PlanError::OutOfMemory`].
     pub(crate) fn new(tensors: &[TensorLifetime]) -> Result<Self, PlanError> {
         let items: Vec<usize> = fallible::collect(
             tensors.len(),
@@ -51,6 +69,43 @@ impl Conflicts {
             degree[p] += open as usize;
         }
         let entries = degree.iter().fold(0usize, |sum, &d| sum.saturating_add(d));
+        Ok(Degrees {
+            items,
+            by_start,
+            degree,
+            entries,
+        })
+    }
+
+    /// Whether the conflict lists are small enough to build
+    /// ([`LIST_ENTRY_LIMIT`]).
+    pub(crate) fn lists_fit(&self) -> bool {
+        self.entries <= LIST_ENTRY_LIMIT
+    }
+}
+
+impl Conflicts {
+    /// Conflict lists by a sweep over tensors sorted by first use:
+    /// `O(n log n + E)`. The lists' size is counted first, without building
+    /// them, so that a size the machine cannot back (`E` can reach `n²/2`) is
+    /// refused as [`PlanError::OutOfMemory`] instead of aborting the process.
+    #[cfg(test)]
+    pub(crate) fn new(tensors: &[TensorLifetime]) -> Result<Self, PlanError> {
+        Self::from_degrees(tensors, Degrees::new(tensors)?)
+    }
+
+    /// The lists of the counted `degrees`: `O(E)`. Errors:
+    /// [`PlanError::OutOfMemory`] when they cannot be backed.
+    pub(crate) fn from_degrees(
+        tensors: &[TensorLifetime],
+        degrees: Degrees,
+    ) -> Result<Self, PlanError> {
+        let Degrees {
+            items,
+            by_start,
+            degree,
+            entries,
+        } = degrees;
         fallible::refuse_above_half_available(
             entries.saturating_mul(std::mem::size_of::<usize>()),
         )?;
@@ -70,6 +125,49 @@ impl Conflicts {
         }
         Ok(Conflicts { items, neighbours })
     }
+}
+
+/// For each tensor of `items`, the total bytes of the other tensors whose
+/// lifetimes intersect its own, without listing them: those starting by its
+/// last use, less those ending before its first use. `O(n log n)`.
+pub(crate) fn conflict_bytes(
+    tensors: &[TensorLifetime],
+    items: &[usize],
+) -> Result<Vec<u128>, PlanError> {
+    // (endpoint, bytes of the tensors up to it), by endpoint.
+    let prefix = |key: &dyn Fn(usize) -> usize| -> Result<Vec<(usize, u128)>, PlanError> {
+        let mut sorted: Vec<(usize, u128)> = fallible::collect(
+            items.len(),
+            items.iter().map(|&i| (key(i), tensors[i].size as u128)),
+        )?;
+        sorted.sort_unstable();
+        let mut sum = 0u128;
+        for entry in &mut sorted {
+            sum += entry.1;
+            entry.1 = sum;
+        }
+        Ok(sorted)
+    };
+    let by_first = prefix(&|i| tensors[i].first_use)?;
+    let by_last = prefix(&|i| tensors[i].last_use)?;
+    // Bytes of the entries whose endpoint passes `keep`.
+    let upto = |sorted: &[(usize, u128)], keep: &dyn Fn(usize) -> bool| {
+        let k = sorted.partition_point(|&(x, _)| keep(x));
+        if k == 0 {
+            0
+        } else {
+            sorted[k - 1].1
+        }
+    };
+    fallible::collect(
+        items.len(),
+        items.iter().map(|&i| {
+            let t = &tensors[i];
+            upto(&by_first, &|f| f <= t.last_use)
+                - upto(&by_last, &|l| l < t.first_use)
+                - t.size as u128
+        }),
+    )
 }
 
 /// The timeline cut at every lifetime endpoint: the distinct first uses and
@@ -168,6 +266,12 @@ mod tests {
                     .collect();
                 assert_eq!(listed, intersecting, "tensor {i} of {tensors:?}");
                 assert_eq!(conflicts.neighbours[p].len(), listed.len());
+                let bytes: u128 = intersecting.iter().map(|&j| tensors[j].size as u128).sum();
+                assert_eq!(
+                    conflict_bytes(&tensors, &conflicts.items).unwrap()[p],
+                    bytes
+                );
+                assert_eq!(Degrees::new(&tensors).unwrap().degree[p], listed.len());
             }
         }
     }

@@ -45,17 +45,27 @@
 //! # Complexity
 //!
 //! `O(n log n + E)` to build the conflict lists (`E` conflicting pairs) and
-//! `O(n·S)` for the pressures (`S` distinct lifetime endpoints); `O(n² + E)`
+//! `O(n log n)` for the pressures and conflict bytes; `O(n² + E)`
 //! per placement by the lowest-floor rule (a linear scan for the lowest key per
 //! step) and `O(n²)` by a fit rule (each tensor walks the placed ones in offset
 //! order). The improvement does `IMPROVEMENT_WORK / (n² + 2E)` rounds, at
 //! least 8 and at most 400: bounded work, 7 to 10 ms on 409 tensors here.
 //! Memory `O(n + E)`.
+//!
+//! # At scale
+//!
+//! The conflicts are counted first (`O(n log n)`); when their lists would
+//! pass [`conflicts::LIST_ENTRY_LIMIT`] entries, [`scalable`] plans instead,
+//! with no lists: the same orderings and lowest-floor plans from a k-d tree
+//! of lifetimes, the greedy's plan for best fit, no first fit, `O(n)`
+//! memory.
 
 use std::cmp::Reverse;
 use std::time::Instant;
 
-use super::conflicts::{gcd, lifetime_length, Conflicts, Sections};
+mod scalable;
+
+use super::conflicts::{self, gcd, lifetime_length, Conflicts, Degrees, Sections};
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::rng::XorShift;
@@ -80,23 +90,33 @@ enum Rule {
 }
 
 /// Plans `tensors` (sizes already rounded; lifetimes already validated) with
-/// the best of the orderings and rules, improved locally.
+/// the best of the orderings and rules, improved locally. Inputs whose
+/// conflict lists would pass [`conflicts::LIST_ENTRY_LIMIT`] go to
+/// [`scalable::plan`], which needs no lists.
 ///
 /// Errors: [`PlanError::Overflow`] if an end offset would pass `usize::MAX`.
 pub(crate) fn plan(
     tensors: &[TensorLifetime],
     deadline: Option<Instant>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
-    let conflicts = Conflicts::new(tensors)?;
+    let degrees = Degrees::new(tensors)?;
+    if !degrees.lists_fit() {
+        return scalable::plan(tensors, degrees, deadline);
+    }
+    let conflicts = Conflicts::from_degrees(tensors, degrees)?;
     let n = conflicts.items.len();
     let sizes: Vec<usize> = fallible::collect(n, conflicts.items.iter().map(|&i| tensors[i].size))?;
     let mut placer = Placer::new(tensors, &conflicts, &sizes)?;
     let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    let degree: Vec<usize> = fallible::collect(n, conflicts.neighbours.iter().map(Vec::len))?;
 
     let mut best: Option<(usize, Rule)> = None; // (arena, rule)
     let mut best_order: Vec<usize> = fallible::with_capacity(n)?;
     let mut best_offsets: Vec<usize> = fallible::with_capacity(n)?;
-    for (k, order) in orderings(tensors, &conflicts)?.into_iter().enumerate() {
+    for (k, order) in orderings(tensors, &conflicts.items, &degree)?
+        .into_iter()
+        .enumerate()
+    {
         // The lowest-floor rule on every ordering (it wins on real problems);
         // the fit rules on the size ordering, as a guard on other inputs.
         let rules: &[Rule] = if k == 0 {
@@ -118,87 +138,160 @@ pub(crate) fn plan(
             }
         }
     }
-    let Some((mut best_arena, rule)) = best else {
-        if n > 0 {
-            return Ok(None); // no placement finished in time
-        }
-        return Ok(Some(MemoryPlan {
-            offsets: fallible::filled(tensors.len(), 0)?,
-            arena_size: 0,
-        }));
+    let Some((best_arena, rule)) = best else {
+        return no_plan(tensors.len(), n);
     };
-
-    // Local improvement: perturb the best ordering and place it again,
-    // keeping the result when the arena does not grow (so that the walk can
-    // cross plateaus). The number of rounds depends only on the input's size.
     let conflict_entries: usize = conflicts.neighbours.iter().map(Vec::len).sum();
     let placement_cost = n
         .saturating_mul(n)
         .saturating_add(2 * conflict_entries)
         .max(1);
-    let rounds = (IMPROVEMENT_WORK / placement_cost).clamp(MIN_ROUNDS, MAX_ROUNDS);
+    let mut best = Best {
+        arena: best_arena,
+        order: best_order,
+        offsets: best_offsets,
+    };
+    improve(
+        &mut Ruled {
+            placer: &mut placer,
+            rule,
+            deadline,
+        },
+        &sizes,
+        &mut best,
+        rounds(placement_cost),
+        deadline,
+    )?;
+    spread(tensors.len(), &conflicts.items, best)
+}
+
+/// With no placement finished: `None` (out of time), or the empty plan when
+/// there is nothing to place.
+fn no_plan(count: usize, planned: usize) -> Result<Option<MemoryPlan>, PlanError> {
+    if planned > 0 {
+        return Ok(None); // no placement finished in time
+    }
+    Ok(Some(MemoryPlan {
+        offsets: fallible::filled(count, 0)?,
+        arena_size: 0,
+    }))
+}
+
+/// The number of improvement rounds for placements of `placement_cost`
+/// units each: it depends only on the input's size.
+fn rounds(placement_cost: usize) -> usize {
+    (IMPROVEMENT_WORK / placement_cost.max(1)).clamp(MIN_ROUNDS, MAX_ROUNDS)
+}
+
+/// The best plan so far, by positions in the planned tensors.
+struct Best {
+    arena: usize,
+    order: Vec<usize>,
+    offsets: Vec<usize>,
+}
+
+/// The best plan as a [`MemoryPlan`] of `count` tensors (`items` gives each
+/// position's input index; the others get offset 0).
+fn spread(count: usize, items: &[usize], best: Best) -> Result<Option<MemoryPlan>, PlanError> {
+    let mut offsets = fallible::filled(count, 0usize)?;
+    for (p, &i) in items.iter().enumerate() {
+        offsets[i] = best.offsets[p];
+    }
+    Ok(Some(MemoryPlan {
+        offsets,
+        arena_size: best.arena,
+    }))
+}
+
+/// What the local improvement needs of a placer.
+trait Placement {
+    /// Places `order`, stopping once the arena passes `bound`; the arena, or
+    /// `None` when out of time.
+    fn place(&mut self, order: &[usize], bound: usize) -> Result<Option<usize>, PlanError>;
+    /// The offsets of the last placement, by position.
+    fn offsets(&self) -> &[usize];
+}
+
+/// A [`Placer`] with its rule and deadline.
+struct Ruled<'p, 'a> {
+    placer: &'p mut Placer<'a>,
+    rule: Rule,
+    deadline: Option<Instant>,
+}
+
+impl Placement for Ruled<'_, '_> {
+    fn place(&mut self, order: &[usize], bound: usize) -> Result<Option<usize>, PlanError> {
+        self.placer.place(order, self.rule, bound, self.deadline)
+    }
+    fn offsets(&self) -> &[usize] {
+        &self.placer.offsets
+    }
+}
+
+/// Local improvement: perturb the best ordering and place it again with
+/// `placer`, keeping the result when the arena does not grow (so
+/// that the walk can cross plateaus), for `rounds` rounds or until
+/// `deadline`.
+fn improve(
+    placer: &mut dyn Placement,
+    sizes: &[usize],
+    best: &mut Best,
+    rounds: usize,
+    deadline: Option<Instant>,
+) -> Result<(), PlanError> {
+    let n = sizes.len();
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     let mut tops: Vec<usize> = fallible::with_capacity(n)?;
     let mut order: Vec<usize> = fallible::with_capacity(n)?;
     for _ in 0..rounds {
-        if late() {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
         tops.clear();
-        tops.extend((0..n).filter(|&p| best_offsets[p] + sizes[p] == best_arena));
+        tops.extend((0..n).filter(|&p| best.offsets[p] + sizes[p] == best.arena));
         if tops.is_empty() {
             break; // nothing is planned
         }
         // Move a tensor at the top of the arena to a random earlier place,
         // and swap two random tensors.
-        order.clone_from(&best_order);
+        order.clone_from(&best.order);
         let top = tops[rng.below(tops.len())];
         let from = order.iter().position(|&p| p == top).unwrap_or(0);
         let to = rng.below(from + 1);
         order[to..=from].rotate_right(1);
         let (a, b) = (rng.below(n), rng.below(n));
         order.swap(a, b);
-        let Some(arena) = placer.place(&order, rule, best_arena, deadline)? else {
+        let Some(arena) = placer.place(&order, best.arena)? else {
             break; // out of time
         };
-        if arena <= best_arena {
-            best_arena = arena;
-            core::mem::swap(&mut best_order, &mut order);
-            best_offsets.clone_from(&placer.offsets);
+        if arena <= best.arena {
+            best.arena = arena;
+            best.offsets.clone_from_slice(placer.offsets());
+            core::mem::swap(&mut best.order, &mut order);
         }
     }
-
-    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
-    for (p, &i) in conflicts.items.iter().enumerate() {
-        offsets[i] = best_offsets[p];
-    }
-    Ok(Some(MemoryPlan {
-        offsets,
-        arena_size: best_arena,
-    }))
+    Ok(())
 }
 
 /// A tensor's ordering key: compared lexicographically, largest first.
 type OrderKey = (u128, u128, u128);
 
-/// The nine orderings, as sequences of positions in `conflicts.items`.
+/// The nine orderings of the tensors `items` (each with `degree[p]`
+/// conflicts), as sequences of positions in `items`.
 fn orderings(
     tensors: &[TensorLifetime],
-    conflicts: &Conflicts,
+    items: &[usize],
+    degree: &[usize],
 ) -> Result<Vec<Vec<usize>>, PlanError> {
-    let items = &conflicts.items;
     let size = |p: usize| tensors[items[p]].size as u128;
     let length = |p: usize| lifetime_length(&tensors[items[p]]);
     let pressure = node_pressure(tensors, items)?;
-    let conflict_bytes: Vec<u128> = fallible::collect(
-        items.len(),
-        (0..items.len()).map(|p| conflicts.neighbours[p].iter().map(|&q| size(q)).sum()),
-    )?;
+    let conflict_bytes = conflicts::conflict_bytes(tensors, items)?;
 
     let area = |p: usize| size(p) * length(p);
     let keys: [&dyn Fn(usize) -> OrderKey; 9] = [
         &|p| (size(p), 0, 0),
-        &|p| (conflicts.neighbours[p].len() as u128, size(p), 0),
+        &|p| (degree[p] as u128, size(p), 0),
         &|p| (length(p), size(p), 0),
         &|p| (area(p), size(p), 0),
         &|p| (pressure[p], size(p), 0),
@@ -223,7 +316,8 @@ fn orderings(
 }
 
 /// For each planned tensor, the live bytes at the busiest node of its
-/// lifetime, by a sweep over the sections.
+/// lifetime: a sweep over the sections, then a range maximum per tensor over
+/// a bottom-up segment tree, `O(n log n)`.
 fn node_pressure(tensors: &[TensorLifetime], items: &[usize]) -> Result<Vec<u128>, PlanError> {
     let sections = Sections::new(tensors, items)?;
     let mut delta = fallible::filled(sections.count + 1, 0i128)?;
@@ -231,18 +325,34 @@ fn node_pressure(tensors: &[TensorLifetime], items: &[usize]) -> Result<Vec<u128
         delta[lo] += tensors[i].size as i128;
         delta[hi] -= tensors[i].size as i128;
     }
-    let mut live = fallible::with_capacity(sections.count)?;
+    let leaves = sections.count.max(1);
+    let mut tree = fallible::filled(2 * leaves, 0u128)?;
     let mut sum = 0i128;
-    for d in &delta[..sections.count] {
+    for (s, d) in delta[..sections.count].iter().enumerate() {
         sum += d;
-        live.push(sum as u128);
+        tree[leaves + s] = sum as u128;
+    }
+    for v in (1..leaves).rev() {
+        tree[v] = tree[2 * v].max(tree[2 * v + 1]);
     }
     fallible::collect(
         items.len(),
-        sections
-            .ranges
-            .iter()
-            .map(|&(lo, hi)| live[lo..hi].iter().copied().max().unwrap_or(0)),
+        sections.ranges.iter().map(|&(lo, hi)| {
+            let (mut low, mut high, mut most) = (lo + leaves, hi + leaves, 0u128);
+            while low < high {
+                if low & 1 == 1 {
+                    most = most.max(tree[low]);
+                    low += 1;
+                }
+                if high & 1 == 1 {
+                    high -= 1;
+                    most = most.max(tree[high]);
+                }
+                low >>= 1;
+                high >>= 1;
+            }
+            most
+        }),
     )
 }
 

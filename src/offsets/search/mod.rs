@@ -82,7 +82,9 @@
 //! given its lowest floor once through a path-compressed forest. A placement
 //! that passes costs `O(m log m)` more to sort its node's candidates.
 //! Memory: the conflict lists, `O(n + E)` (counted first, and refused when
-//! larger than half the memory the machine can back); a candidate list per
+//! larger than half the memory the machine can back; when they would pass
+//! the heuristic's list limit, 4 M entries, no search runs and the start plan
+//! is returned with the peak as its lower bound); a candidate list per
 //! level of the depth-first stack, `O(n²)` at most but short in practice;
 //! sorted keys for the top level, `O(n)`, and for the levels below it at
 //! most [`STACK_KEYS`] in total (the others are rebuilt when returned to).
@@ -94,7 +96,7 @@ mod placement;
 
 use std::time::Duration;
 
-use super::conflicts::{gcd, lifetime_length, Conflicts, Sections};
+use super::conflicts::{gcd, lifetime_length, Conflicts, Degrees, Sections};
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
@@ -223,7 +225,18 @@ pub(crate) fn improve(
     budget: &SearchBudget,
     deadline: Option<Instant>,
 ) -> Result<Outcome, PlanError> {
-    let mut search = Search::new(tensors, start, peak, budget, deadline)?;
+    let degrees = Degrees::new(tensors)?;
+    if !degrees.lists_fit() {
+        // The lists would pass the memory allowed beyond the input: the
+        // start plan stands, with the peak as its bound.
+        return Ok(Outcome {
+            lower_bound: peak.min(start.arena_size),
+            plan: start,
+            nodes: 0,
+        });
+    }
+    let conflicts = Conflicts::from_degrees(tensors, degrees)?;
+    let mut search = Search::new(tensors, conflicts, start, peak, budget, deadline)?;
     search.run();
     Ok(Outcome {
         lower_bound: search.lower_bound.min(search.best_arena),
@@ -300,12 +313,12 @@ struct Search {
 impl Search {
     fn new(
         tensors: &[TensorLifetime],
+        conflicts: Conflicts,
         start: MemoryPlan,
         peak: usize,
         budget: &SearchBudget,
         deadline: Option<Instant>,
     ) -> Result<Self, PlanError> {
-        let conflicts = Conflicts::new(tensors)?;
         let n = conflicts.items.len();
         let sizes: Vec<usize> =
             fallible::collect(n, conflicts.items.iter().map(|&i| tensors[i].size))?;
