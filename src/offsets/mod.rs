@@ -24,8 +24,8 @@
 //! | planner | module | plan | time | extra memory | claims |
 //! |---|---|---|---|---|---|
 //! | [`Strategy::Greedy`] ([`try_plan_offsets`]) | `greedy` | best fit in decreasing size | `O(n log n + Σ k_i log k_i)`, `O(n² log n)` at worst | `O(n log n)` | the specification's plan, bit for bit |
-//! | [`Strategy::Heuristic`] | `heuristic` | the best of nine orderings and three placement rules, then a seeded perturbation walk | `O(n² + E)` per placement, a bounded number of placements | `O(n + E)` conflict lists | deterministic; never worse than its first placement |
-//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the heuristic's plan | exponential at worst, bounded by [`SearchBudget`] | `O(n + E)` plus a bounded key stack | optimal when it reports `proven_optimal` |
+//! | [`Strategy::Heuristic`] | `heuristic` | the best of nine orderings and three placement rules, then a seeded perturbation walk | `O(n² + E)` per placement, a bounded number of placements | `O(n + E)` conflict lists up to 4 M entries (32 MiB); above that, no lists: `O(n)` with a k-d tree over lifetimes, the same rules | deterministic; never worse than greedy |
+//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the heuristic's plan | exponential at worst, bounded by [`SearchBudget`] (time from the start of the call) | `O(n + E)` plus a bounded key stack; above the heuristic's list limit the search is skipped and the heuristic's plan returned with the peak as the bound | optimal when it reports `proven_optimal` |
 //! | [`try_peak_live_bytes`] | `peak` | the lower bound, not a plan | `O(n log n)` | `O(n)` | exact |
 //!
 //! `k_i` is the number of placed tensors whose lifetimes meet tensor `i`'s,
