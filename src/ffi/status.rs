@@ -1,7 +1,7 @@
 //! Status codes: the one table of what a call can answer.
 //!
 //! Each code's number is stable and documented here once; its description
-//! ([`aether_status_str`]) and the core errors that map to it ([`status_of`])
+//! ([`aether_status_str`]) and the core errors that map to it (`status_of`)
 //! stand right below, so that adding a code means editing this file only.
 //! A retired code keeps its number, as a comment, and is never reused.
 
