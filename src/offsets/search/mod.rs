@@ -101,7 +101,7 @@ use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
 
-/// Limits of [`Strategy::Search`]. When one runs out the search returns the
+/// Limits of [`Strategy::Search`](crate::Strategy::Search). When one runs out the search returns the
 /// best plan found so far. With only a node budget the result is the same on
 /// every machine; a time budget makes it depend on the machine's speed. The
 /// default has both, so that every call answers: the node budget ends the
