@@ -1,0 +1,296 @@
+//! The specification's planner: greedy best fit in decreasing size (after
+//! google/XNNPACK#10801).
+//!
+//! # Algorithm
+//!
+//! Tensors are placed in decreasing size; equal sizes keep input order, so the
+//! plan is deterministic. Each tensor collects the byte ranges of the placed
+//! tensors whose lifetimes intersect its own, sorts and coalesces them into
+//! disjoint blocks, and takes the smallest free interval that fits (best fit).
+//! The leading interval `[0, first block)` is a candidate and wins ties. If no
+//! interval fits, the tensor goes right after the last block. Zero-size
+//! tensors are not planned and get offset 0.
+//!
+//! The conflicting ranges are found without scanning every placed tensor, by
+//! one of two indexes over the lifetimes' endpoint ranks. `indexed` gathers
+//! exactly one range per conflicting tensor (a segment tree for "contains the
+//! first node", buckets by start for "starts inside"). `coalesced` keeps the
+//! placed ranges as coalesced unions in a segment tree: a tensor gathers
+//! `O(log n)` unions, whose ranges are far fewer than its conflicts when
+//! placed tensors sit side by side. Best fit depends only on the union of
+//! the conflicting ranges, so both give the plan of the scan the
+//! specification describes, bit for bit; the mean number of conflicts per
+//! tensor (counted by a sweep first) picks the cheaper one.
+//!
+//! # What is exact
+//!
+//! Soundness: every tensor is placed in a free interval of the byte ranges of
+//! all placed tensors whose lifetimes meet its own, so no two
+//! lifetime-intersecting tensors share a byte. Not claimed: optimality.
+//!
+//! # Complexity
+//!
+//! `indexed`: `O(n log n + Σ_i k_i log k_i)` time for `k_i` conflicting
+//! placed tensors, `O(n log n)` memory at worst. `coalesced`:
+//! `O(n log n + Σ_i (u_i log u_i + log n · r_i))` time, where `u_i` is the
+//! number of ranges tensor `i` gathers (at most `O(log n)` times its `k_i`
+//! conflicting placed tensors, usually far fewer) and `r_i` the length of the
+//! unions it is added to (an insertion shifts the ranges after it); `O(n² log
+//! n)` in the worst case. Memory: `O(n log n)` ranges in the worst case (each
+//! tensor is in `O(log n)` unions), `O(n)` when the unions coalesce.
+
+mod coalesced;
+mod indexed;
+
+use super::{MemoryPlan, TensorLifetime};
+use crate::error::PlanError;
+use crate::input::check_lifetimes;
+use crate::sys::fallible;
+
+/// Plans offsets greedily (best fit, decreasing size), or says why it cannot.
+///
+/// Errors: [`PlanError::InvalidLifetime`] for the first tensor with
+/// `first_use > last_use`; [`PlanError::Overflow`] if a tensor's end offset
+/// would pass `usize::MAX` (the first such tensor in placement order).
+///
+/// Exact: soundness (see the module documentation), and the plan is
+/// bit-identical to the specification's greedy. Not claimed: optimality.
+/// Complexity: see the module documentation; `O(n² log n)` time and
+/// `O(n log n)` memory in the worst case.
+pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
+    check_lifetimes(tensors)?;
+
+    let mut order: Vec<usize> = fallible::collect(
+        tensors.len(),
+        (0..tensors.len()).filter(|&i| tensors[i].size > 0),
+    )?;
+    // Decreasing size; equal sizes keep input order, so the plan is
+    // deterministic (the index breaks ties, so an unstable sort is exact).
+    order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
+
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+    // Two indexes of the placed ranges give the same blocks' union, hence
+    // the same plan: one range per conflict where tensors meet few others,
+    // coalesced unions where most tensors meet hundreds.
+    let arena_size = if conflicts_per_tensor(tensors, &order)? >= COALESCE_FROM {
+        let mut placed = coalesced::PlacedIndex::new(tensors, &order)?;
+        place(tensors, &order, &mut offsets, &mut placed)?
+    } else {
+        let mut placed = indexed::PlacedIndex::new(tensors, &order)?;
+        place(tensors, &order, &mut offsets, &mut placed)?
+    };
+    Ok(MemoryPlan {
+        offsets,
+        arena_size,
+    })
+}
+
+/// Above this mean number of conflicts per planned tensor the coalesced
+/// index is used: compiler graphs with long-lived tensors (hundreds to
+/// thousands of conflicts each) merge their ranges into few unions, while on
+/// ordinary graphs one range per conflict is cheaper (`BENCHMARKS.md` and
+/// `docs/scale.md` have both).
+const COALESCE_FROM: usize = 600;
+
+/// The mean number of planned tensors each planned tensor meets, by a sweep
+/// over sorted first uses (pairs with equal first uses count twice: a
+/// choice of index only, never of plan).
+fn conflicts_per_tensor(tensors: &[TensorLifetime], order: &[usize]) -> Result<usize, PlanError> {
+    if order.is_empty() {
+        return Ok(0);
+    }
+    let mut firsts: Vec<usize> =
+        fallible::collect(order.len(), order.iter().map(|&i| tensors[i].first_use))?;
+    firsts.sort_unstable();
+    let pairs = order.iter().fold(0usize, |sum, &i| {
+        let t = tensors[i];
+        let from = firsts.partition_point(|&f| f < t.first_use);
+        let to = firsts.partition_point(|&f| f <= t.last_use);
+        sum.saturating_add(to - from - 1)
+    });
+    Ok(pairs / order.len())
+}
+
+/// An index of the placed byte ranges: what best fit needs of it.
+trait PlacedRanges {
+    /// Appends to `blocks` ranges whose union is that of the placed tensors
+    /// meeting the tensor of placement step `step`.
+    fn conflicts(&self, step: usize, blocks: &mut Vec<(usize, usize)>) -> Result<(), PlanError>;
+    /// Records the byte range of the tensor of step `step`; no later tensor
+    /// is smaller than `smallest`.
+    fn insert(
+        &mut self,
+        step: usize,
+        range: (usize, usize),
+        smallest: usize,
+    ) -> Result<(), PlanError>;
+}
+
+impl PlacedRanges for coalesced::PlacedIndex {
+    fn conflicts(&self, step: usize, blocks: &mut Vec<(usize, usize)>) -> Result<(), PlanError> {
+        coalesced::PlacedIndex::conflicts(self, step, blocks)
+    }
+    fn insert(
+        &mut self,
+        step: usize,
+        range: (usize, usize),
+        smallest: usize,
+    ) -> Result<(), PlanError> {
+        coalesced::PlacedIndex::insert(self, step, range, smallest)
+    }
+}
+
+impl PlacedRanges for indexed::PlacedIndex {
+    fn conflicts(&self, step: usize, blocks: &mut Vec<(usize, usize)>) -> Result<(), PlanError> {
+        indexed::PlacedIndex::conflicts(self, step, blocks);
+        Ok(())
+    }
+    fn insert(&mut self, step: usize, range: (usize, usize), _: usize) -> Result<(), PlanError> {
+        indexed::PlacedIndex::insert(self, step, range);
+        Ok(())
+    }
+}
+
+/// Places the tensors of `order` by best fit among the ranges `placed`
+/// gathers; writes `offsets` and returns the arena.
+fn place(
+    tensors: &[TensorLifetime],
+    order: &[usize],
+    offsets: &mut [usize],
+    placed: &mut impl PlacedRanges,
+) -> Result<usize, PlanError> {
+    // No gap shorter than the smallest tensor can ever be chosen.
+    let smallest = order.last().map_or(0, |&i| tensors[i].size);
+    let mut arena_size = 0usize;
+    // (start, end) byte ranges whose union is that of the conflicting placed
+    // tensors, grown fallibly when needed.
+    let mut blocks: Vec<(usize, usize)> = fallible::with_capacity(order.len())?;
+    for (step, &i) in order.iter().enumerate() {
+        let size = tensors[i].size;
+        blocks.clear();
+        placed.conflicts(step, &mut blocks)?;
+        let offset = best_fit(&mut blocks, size);
+        let end = offset
+            .checked_add(size)
+            .ok_or(PlanError::Overflow { tensor: i })?;
+        placed.insert(step, (offset, end), smallest)?;
+        offsets[i] = offset;
+        arena_size = arena_size.max(end);
+    }
+    Ok(arena_size)
+}
+
+/// The offset best fit gives a tensor of `size` bytes among the occupied
+/// byte ranges `blocks` (unsorted, possibly overlapping; reordered here).
+///
+/// Candidates are the leading interval `[0, first start)` and every interval
+/// between coalesced blocks; the smallest one that fits wins, and the earliest
+/// wins a tie, so the leading interval wins any tie it is part of. With no
+/// fitting interval the tensor goes at the end of the last block.
+pub(crate) fn best_fit(blocks: &mut [(usize, usize)], size: usize) -> usize {
+    // By start only: among equal starts the first one closes any gap before
+    // it and the rest cannot open one, so their order does not matter.
+    blocks.sort_unstable_by_key(|&(start, _)| start);
+    let mut best: Option<(usize, usize)> = None; // (gap length, offset)
+    let mut covered_to = 0usize; // end of the coalesced block so far
+    for &(start, end) in blocks.iter() {
+        if start > covered_to {
+            let gap = start - covered_to;
+            if gap >= size && best.map_or(true, |(len, _)| gap < len) {
+                best = Some((gap, covered_to));
+            }
+        }
+        covered_to = covered_to.max(end);
+    }
+    best.map_or(covered_to, |(_, offset)| offset)
+}
+
+/// Plans offsets greedily; panics on an invalid lifetime.
+///
+/// The panicking form of [`try_plan_offsets`]: same plan, same complexity.
+///
+/// # Panics
+///
+/// If a tensor has `first_use > last_use`, or an end offset would overflow
+/// `usize`.
+///
+/// # Example
+///
+/// ```
+/// use aether_planner::{plan_offsets, TensorLifetime};
+/// // A 100-byte tensor live at nodes 0..=1 and an 80-byte one at 1..=2 meet at
+/// // node 1; a 60-byte one at 2..=3 reuses the bytes of the first.
+/// let tensors = [
+///     TensorLifetime::new(100, 0, 1),
+///     TensorLifetime::new(80, 1, 2),
+///     TensorLifetime::new(60, 2, 3),
+/// ];
+/// let plan = plan_offsets(&tensors);
+/// assert_eq!(plan.offsets, vec![0, 100, 0]);
+/// assert_eq!(plan.arena_size, 180);
+/// ```
+pub fn plan_offsets(tensors: &[TensorLifetime]) -> MemoryPlan {
+    try_plan_offsets(tensors).unwrap_or_else(|error| panic!("plan_offsets: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive oracle: every placed tensor is scanned for a conflict, as
+    /// the specification states it.
+    fn naive_plan(tensors: &[TensorLifetime]) -> MemoryPlan {
+        let mut order: Vec<usize> = (0..tensors.len())
+            .filter(|&i| tensors[i].size > 0)
+            .collect();
+        order.sort_by(|&a, &b| tensors[b].size.cmp(&tensors[a].size));
+        let mut offsets = vec![0usize; tensors.len()];
+        let mut arena_size = 0;
+        for (placed, &i) in order.iter().enumerate() {
+            let mut blocks: Vec<(usize, usize)> = order[..placed]
+                .iter()
+                .filter(|&&j| tensors[j].overlaps(&tensors[i]))
+                .map(|&j| (offsets[j], offsets[j] + tensors[j].size))
+                .collect();
+            offsets[i] = best_fit(&mut blocks, tensors[i].size);
+            arena_size = arena_size.max(offsets[i] + tensors[i].size);
+        }
+        MemoryPlan {
+            offsets,
+            arena_size,
+        }
+    }
+
+    #[test]
+    fn the_indexed_conflict_search_gives_the_naive_plan() {
+        let mut rng = crate::rng::XorShift(0x5EED_0003);
+        let mut next = move |bound: usize| rng.below(bound);
+        for _ in 0..300 {
+            let horizon = 1 + next(200);
+            let tensors: Vec<TensorLifetime> = (0..next(150))
+                .map(|_| {
+                    let first = next(horizon);
+                    let span = if next(8) == 0 { horizon } else { 5 };
+                    let last = (first + next(span)).min(horizon);
+                    let size = [0, 64, 128][next(3)] + next(3) * next(100);
+                    TensorLifetime::new(size, first, last)
+                })
+                .collect();
+            let naive = naive_plan(&tensors);
+            assert_eq!(plan_offsets(&tensors), naive);
+            // Both indexes, whichever the mean conflict count would pick.
+            let mut order: Vec<usize> = (0..tensors.len())
+                .filter(|&i| tensors[i].size > 0)
+                .collect();
+            order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
+            let mut offsets = vec![0; tensors.len()];
+            let mut index = coalesced::PlacedIndex::new(&tensors, &order).unwrap();
+            let arena = place(&tensors, &order, &mut offsets, &mut index).unwrap();
+            assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
+            let mut offsets = vec![0; tensors.len()];
+            let mut index = indexed::PlacedIndex::new(&tensors, &order).unwrap();
+            let arena = place(&tensors, &order, &mut offsets, &mut index).unwrap();
+            assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
+        }
+    }
+}
