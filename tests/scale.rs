@@ -32,45 +32,9 @@ use aether_planner::{
 
 const CHILD: &str = "AETHER_SCALE_CHILD";
 
+mod common;
 #[cfg(target_os = "linux")]
-mod limit {
-    /// `struct rlimit` on Linux.
-    #[repr(C)]
-    struct Rlimit {
-        current: u64,
-        max: u64,
-    }
-    const RLIMIT_AS: i32 = 9;
-    extern "C" {
-        fn setrlimit(resource: i32, limit: *const Rlimit) -> i32;
-    }
-
-    /// Sets the soft address-space limit to `bytes` (the hard one stays
-    /// unlimited, so it can be raised again).
-    pub fn address_space(bytes: u64) {
-        let limit = Rlimit {
-            current: bytes,
-            max: u64::MAX,
-        };
-        // SAFETY: a valid rlimit struct for the duration of the call.
-        assert_eq!(unsafe { setrlimit(RLIMIT_AS, &limit) }, 0, "setrlimit");
-    }
-
-    /// The process's current address-space size (`VmSize`), in bytes.
-    pub fn current_size() -> u64 {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap();
-        let kib: u64 = status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmSize:"))
-            .unwrap()
-            .trim()
-            .trim_end_matches("kB")
-            .trim()
-            .parse()
-            .unwrap();
-        kib * 1024
-    }
-}
+use common::limit;
 
 /// What the child does: plan `count` tensors with `strategy` under limits
 /// from 1 MiB to 1 GiB above its current size, printing each status.

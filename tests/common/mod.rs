@@ -1,11 +1,14 @@
 //! The tests' one support place. This file: for the tests that compile C
 //! against the library, build the static and shared libraries afresh from
 //! the current source (never a stale `target/debug` copy), and compile and
-//! run C programs with the `cc` crate's compiler. [`oracles`]: the seeded
+//! run C programs with the `cc` crate's compiler. [`limit`]: address-space
+//! limits for the allocation-failure probes. [`oracles`]: the seeded
 //! generator and the naive oracles the Rust tests check against.
 
 #![allow(dead_code)] // each test file uses its own part
 
+#[cfg(target_os = "linux")]
+pub mod limit;
 pub mod oracles;
 
 use std::path::{Path, PathBuf};
