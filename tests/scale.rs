@@ -14,13 +14,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use aether_planner::ffi::{
     aether_plan_offsets_with, aether_plan_options, aether_plan_options_init, aether_plan_report,
-    aether_tensor_lifetime, AETHER_STATUS_OK, AETHER_STATUS_OUT_OF_MEMORY, AETHER_STRATEGY_GREEDY,
-    AETHER_STRATEGY_HEURISTIC, AETHER_STRATEGY_SEARCH,
+    aether_tensor_lifetime, AETHER_STRATEGY_GREEDY, AETHER_STRATEGY_HEURISTIC,
+    AETHER_STRATEGY_SEARCH,
 };
 use aether_planner::{
     try_peak_live_bytes, try_plan_offsets_with, PlanOptions, SearchBudget, Strategy, TensorLifetime,
@@ -104,37 +103,7 @@ fn ladder_in_a_child(name: &str, strategy: u32, count: usize) {
         child_ladder(strategy, count);
         return;
     }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--test-threads=1", "--nocapture"])
-        .env(CHILD, "1")
-        // One malloc arena: a thread's own arena reserves 64 MiB of address
-        // space up front, which would hide the ladder's lower rungs.
-        .env("MALLOC_ARENA_MAX", "1")
-        .output()
-        .expect("start the child");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let statuses: Vec<u32> = text
-        .lines()
-        .filter_map(|line| line.split("status=").nth(1)?.trim().parse().ok())
-        .collect();
-    assert!(
-        out.status.success() && statuses.len() == 16,
-        "{name}: the child died ({:?}): {text}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        statuses
-            .iter()
-            .all(|&s| s == AETHER_STATUS_OK || s == AETHER_STATUS_OUT_OF_MEMORY),
-        "{name}: {text}"
-    );
-    // The ladder must reach both outcomes, or it tests nothing.
-    assert!(
-        statuses.contains(&AETHER_STATUS_OUT_OF_MEMORY),
-        "{name}: {text}"
-    );
-    assert!(statuses.contains(&AETHER_STATUS_OK), "{name}: {text}");
+    limit::run_ladder_child(name, CHILD, 16);
 }
 
 #[cfg(target_os = "linux")]

@@ -37,3 +37,38 @@ pub fn current_size() -> u64 {
         .unwrap();
     kib * 1024
 }
+
+/// The parent's side of a limit ladder: reruns the test `name` of this
+/// binary as a child with `child_var` set (the child then plans under each
+/// rung and prints one `status=N` line per rung), and asserts that the child
+/// lived, printed `rungs` statuses, each OK or OUT_OF_MEMORY, and reached
+/// both outcomes (else the ladder tests nothing).
+pub fn run_ladder_child(name: &str, child_var: &str, rungs: usize) {
+    const OK: u32 = aether_planner::ffi::AETHER_STATUS_OK;
+    const OUT_OF_MEMORY: u32 = aether_planner::ffi::AETHER_STATUS_OUT_OF_MEMORY;
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--test-threads=1", "--nocapture"])
+        .env(child_var, "1")
+        // One malloc arena: a thread's own arena reserves 64 MiB of address
+        // space up front, which would hide the ladder's lower rungs.
+        .env("MALLOC_ARENA_MAX", "1")
+        .output()
+        .expect("start the child");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let statuses: Vec<u32> = text
+        .lines()
+        .filter_map(|line| line.split("status=").nth(1)?.trim().parse().ok())
+        .collect();
+    assert!(
+        out.status.success() && statuses.len() == rungs,
+        "{name}: the child died ({:?}): {text}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        statuses.iter().all(|&s| s == OK || s == OUT_OF_MEMORY),
+        "{name}: {text}"
+    );
+    assert!(statuses.contains(&OUT_OF_MEMORY), "{name}: {text}");
+    assert!(statuses.contains(&OK), "{name}: {text}");
+}

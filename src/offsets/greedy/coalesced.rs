@@ -128,22 +128,8 @@ fn gather(blocks: &mut Vec<(usize, usize)>, ranges: &[(usize, usize)]) -> Result
 impl PlacedIndex {
     /// Lays out the index for `tensors` placed in `order`; nothing is placed.
     pub(super) fn new(tensors: &[TensorLifetime], order: &[usize]) -> Result<Self, PlanError> {
-        let mut endpoints: Vec<usize> = fallible::collect(
-            2 * order.len(),
-            order
-                .iter()
-                .flat_map(|&i| [tensors[i].first_use, tensors[i].last_use]),
-        )?;
-        endpoints.sort_unstable();
-        endpoints.dedup();
-        let rank = |value: usize| endpoints.binary_search(&value).unwrap_or(0);
-        let ranks: Vec<(usize, usize)> = fallible::collect(
-            order.len(),
-            order
-                .iter()
-                .map(|&i| (rank(tensors[i].first_use), rank(tensors[i].last_use))),
-        )?;
-        let leaves = endpoints.len().max(1).next_power_of_two();
+        let (ranks, endpoint_count) = super::endpoint_ranks(tensors, order)?;
+        let leaves = endpoint_count.max(1).next_power_of_two();
         let mut stored = fallible::with_capacity(2 * leaves)?;
         stored.resize_with(2 * leaves, Union::default);
         let mut within = fallible::with_capacity(2 * leaves)?;

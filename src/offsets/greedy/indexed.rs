@@ -77,22 +77,8 @@ fn row_starts(counts: &[usize]) -> Result<Vec<usize>, PlanError> {
 impl PlacedIndex {
     /// Lays out the index for `tensors` placed in `order`; nothing is placed.
     pub(super) fn new(tensors: &[TensorLifetime], order: &[usize]) -> Result<Self, PlanError> {
-        let mut endpoints: Vec<usize> = fallible::collect(
-            2 * order.len(),
-            order
-                .iter()
-                .flat_map(|&i| [tensors[i].first_use, tensors[i].last_use]),
-        )?;
-        endpoints.sort_unstable();
-        endpoints.dedup();
-        let rank = |value: usize| endpoints.binary_search(&value).unwrap_or(0);
-        let ranks: Vec<(usize, usize)> = fallible::collect(
-            order.len(),
-            order
-                .iter()
-                .map(|&i| (rank(tensors[i].first_use), rank(tensors[i].last_use))),
-        )?;
-        let rank_count = endpoints.len().max(1);
+        let (ranks, endpoint_count) = super::endpoint_ranks(tensors, order)?;
+        let rank_count = endpoint_count.max(1);
         let leaves = rank_count.next_power_of_two();
 
         let mut tree_counts = fallible::filled(2 * leaves, 0usize)?;

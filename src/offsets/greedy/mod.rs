@@ -111,6 +111,31 @@ fn conflicts_per_tensor(tensors: &[TensorLifetime], order: &[usize]) -> Result<u
     Ok(pairs / order.len())
 }
 
+/// The ranks of the planned tensors' lifetime endpoints among all distinct
+/// endpoints (overlap depends on their order alone), in placement order, and
+/// the number of distinct endpoints.
+fn endpoint_ranks(
+    tensors: &[TensorLifetime],
+    order: &[usize],
+) -> Result<(Vec<(usize, usize)>, usize), PlanError> {
+    let mut endpoints: Vec<usize> = fallible::collect(
+        2 * order.len(),
+        order
+            .iter()
+            .flat_map(|&i| [tensors[i].first_use, tensors[i].last_use]),
+    )?;
+    endpoints.sort_unstable();
+    endpoints.dedup();
+    let rank = |value: usize| endpoints.binary_search(&value).unwrap_or(0);
+    let ranks = fallible::collect(
+        order.len(),
+        order
+            .iter()
+            .map(|&i| (rank(tensors[i].first_use), rank(tensors[i].last_use))),
+    )?;
+    Ok((ranks, endpoints.len()))
+}
+
 /// An index of the placed byte ranges: what best fit needs of it.
 trait PlacedRanges {
     /// Appends to `blocks` ranges whose union is that of the placed tensors
