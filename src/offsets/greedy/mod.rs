@@ -11,16 +11,13 @@
 //! interval fits, the tensor goes right after the last block. Zero-size
 //! tensors are not planned and get offset 0.
 //!
-//! The conflicting ranges are found without scanning every placed tensor, by
-//! one of two indexes over the lifetimes' endpoint ranks. `indexed` gathers
-//! exactly one range per conflicting tensor (a segment tree for "contains the
-//! first node", buckets by start for "starts inside"). `coalesced` keeps the
-//! placed ranges as coalesced unions in a segment tree: a tensor gathers
-//! `O(log n)` unions, whose ranges are far fewer than its conflicts when
-//! placed tensors sit side by side. Best fit depends only on the union of
-//! the conflicting ranges, so both give the plan of the scan the
-//! specification describes, bit for bit; the mean number of conflicts per
-//! tensor (counted by a sweep first) picks the cheaper one.
+//! The conflicting ranges are found without scanning every placed tensor:
+//! an index over the lifetimes' endpoint ranks ([`index`]) keeps the placed
+//! ranges as coalesced unions, and a placement gathers a few short unions
+//! (tensors placed side by side merge into one range) instead of one range
+//! per conflicting tensor. Best fit depends only on the union of the
+//! conflicting ranges, so the plan is the one of the scan the specification
+//! describes, bit for bit.
 //!
 //! # What is exact
 //!
@@ -30,17 +27,14 @@
 //!
 //! # Complexity
 //!
-//! `indexed`: `O(n log n + Σ_i k_i log k_i)` time for `k_i` conflicting
-//! placed tensors, `O(n log n)` memory at worst. `coalesced`:
-//! `O(n log n + Σ_i (u_i log u_i + log n · r_i))` time, where `u_i` is the
-//! number of ranges tensor `i` gathers (at most `O(log n)` times its `k_i`
-//! conflicting placed tensors, usually far fewer) and `r_i` the length of the
-//! unions it is added to (an insertion shifts the ranges after it); `O(n² log
-//! n)` in the worst case. Memory: `O(n log n)` ranges in the worst case (each
-//! tensor is in `O(log n)` unions), `O(n)` when the unions coalesce.
+//! `O(n log n + Σ_i (g_i log g_i + a_i))` time, where tensor `i` gathers
+//! `g_i` ranges (at most one per conflicting placed tensor plus `O(log n)`
+//! unions' worth, usually far fewer than its conflicts) and its insertion
+//! shifts `a_i` ranges of the unions it changes; `O(n² log n)` at worst.
+//! Memory: `O(n log n)` ranges at worst (a tensor's range in `O(log n)`
+//! unions), far fewer when they coalesce; see [`index`].
 
-mod coalesced;
-mod indexed;
+mod index;
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
@@ -69,46 +63,12 @@ pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanEr
     order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
 
     let mut offsets = fallible::filled(tensors.len(), 0usize)?;
-    // Two indexes of the placed ranges give the same blocks' union, hence
-    // the same plan: one range per conflict where tensors meet few others,
-    // coalesced unions where most tensors meet hundreds.
-    let arena_size = if conflicts_per_tensor(tensors, &order)? >= COALESCE_FROM {
-        let mut placed = coalesced::PlacedIndex::new(tensors, &order)?;
-        place(tensors, &order, &mut offsets, &mut placed)?
-    } else {
-        let mut placed = indexed::PlacedIndex::new(tensors, &order)?;
-        place(tensors, &order, &mut offsets, &mut placed)?
-    };
+    let mut placed = index::PlacedIndex::new(tensors, &order)?;
+    let arena_size = place(tensors, &order, &mut offsets, &mut placed)?;
     Ok(MemoryPlan {
         offsets,
         arena_size,
     })
-}
-
-/// Above this mean number of conflicts per planned tensor the coalesced
-/// index is used: compiler graphs with long-lived tensors (hundreds to
-/// thousands of conflicts each) merge their ranges into few unions, while on
-/// ordinary graphs one range per conflict is cheaper (`BENCHMARKS.md` and
-/// `docs/scale.md` have both).
-const COALESCE_FROM: usize = 600;
-
-/// The mean number of planned tensors each planned tensor meets, by a sweep
-/// over sorted first uses (pairs with equal first uses count twice: a
-/// choice of index only, never of plan).
-fn conflicts_per_tensor(tensors: &[TensorLifetime], order: &[usize]) -> Result<usize, PlanError> {
-    if order.is_empty() {
-        return Ok(0);
-    }
-    let mut firsts: Vec<usize> =
-        fallible::collect(order.len(), order.iter().map(|&i| tensors[i].first_use))?;
-    firsts.sort_unstable();
-    let pairs = order.iter().fold(0usize, |sum, &i| {
-        let t = tensors[i];
-        let from = firsts.partition_point(|&f| f < t.first_use);
-        let to = firsts.partition_point(|&f| f <= t.last_use);
-        sum.saturating_add(to - from - 1)
-    });
-    Ok(pairs / order.len())
 }
 
 /// The ranks of the planned tensors' lifetime endpoints among all distinct
@@ -136,65 +96,20 @@ fn endpoint_ranks(
     Ok((ranks, endpoints.len()))
 }
 
-/// An index of the placed byte ranges: what best fit needs of it.
-trait PlacedRanges {
-    /// Appends to `blocks` ranges whose union is that of the placed tensors
-    /// meeting the tensor of placement step `step`.
-    fn conflicts(&self, step: usize, blocks: &mut Vec<(usize, usize)>) -> Result<(), PlanError>;
-    /// Records the byte range of the tensor of step `step`; no later tensor
-    /// is smaller than `smallest`.
-    fn insert(
-        &mut self,
-        step: usize,
-        range: (usize, usize),
-        smallest: usize,
-    ) -> Result<(), PlanError>;
-}
-
-impl PlacedRanges for coalesced::PlacedIndex {
-    fn conflicts(&self, step: usize, blocks: &mut Vec<(usize, usize)>) -> Result<(), PlanError> {
-        coalesced::PlacedIndex::conflicts(self, step, blocks)
-    }
-    fn insert(
-        &mut self,
-        step: usize,
-        range: (usize, usize),
-        smallest: usize,
-    ) -> Result<(), PlanError> {
-        coalesced::PlacedIndex::insert(self, step, range, smallest)
-    }
-}
-
-impl PlacedRanges for indexed::PlacedIndex {
-    fn conflicts(&self, step: usize, blocks: &mut Vec<(usize, usize)>) -> Result<(), PlanError> {
-        indexed::PlacedIndex::conflicts(self, step, blocks);
-        Ok(())
-    }
-    fn insert(&mut self, step: usize, range: (usize, usize), _: usize) -> Result<(), PlanError> {
-        indexed::PlacedIndex::insert(self, step, range);
-        Ok(())
-    }
-}
-
 /// Places the tensors of `order` by best fit among the ranges `placed`
 /// gathers; writes `offsets` and returns the arena.
 fn place(
     tensors: &[TensorLifetime],
     order: &[usize],
     offsets: &mut [usize],
-    placed: &mut impl PlacedRanges,
+    placed: &mut index::PlacedIndex,
 ) -> Result<usize, PlanError> {
     // No gap shorter than the smallest tensor can ever be chosen.
     let smallest = order.last().map_or(0, |&i| tensors[i].size);
     let mut arena_size = 0usize;
-    // (start, end) byte ranges whose union is that of the conflicting placed
-    // tensors, grown fallibly when needed.
-    let mut blocks: Vec<(usize, usize)> = fallible::with_capacity(order.len())?;
     for (step, &i) in order.iter().enumerate() {
         let size = tensors[i].size;
-        blocks.clear();
-        placed.conflicts(step, &mut blocks)?;
-        let offset = best_fit(&mut blocks, size);
+        let offset = placed.best_fit(step, size)?;
         let end = offset
             .checked_add(size)
             .ok_or(PlanError::Overflow { tensor: i })?;
@@ -287,7 +202,7 @@ mod tests {
     }
 
     #[test]
-    fn the_indexed_conflict_search_gives_the_naive_plan() {
+    fn the_index_gives_the_naive_plan_in_every_shape() {
         let mut rng = crate::rng::XorShift(0x5EED_0003);
         let mut next = move |bound: usize| rng.below(bound);
         for _ in 0..300 {
@@ -303,19 +218,25 @@ mod tests {
                 .collect();
             let naive = naive_plan(&tensors);
             assert_eq!(plan_offsets(&tensors), naive);
-            // Both indexes, whichever the mean conflict count would pick.
+            // Every shape of the index, not only the one chosen.
             let mut order: Vec<usize> = (0..tensors.len())
                 .filter(|&i| tensors[i].size > 0)
                 .collect();
             order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
-            let mut offsets = vec![0; tensors.len()];
-            let mut index = coalesced::PlacedIndex::new(&tensors, &order).unwrap();
-            let arena = place(&tensors, &order, &mut offsets, &mut index).unwrap();
-            assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
-            let mut offsets = vec![0; tensors.len()];
-            let mut index = indexed::PlacedIndex::new(&tensors, &order).unwrap();
-            let arena = place(&tensors, &order, &mut offsets, &mut index).unwrap();
-            assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
+            for bucket_bits in [0, 1, 2, 4] {
+                for cover_height in [0, 1, 3, 64] {
+                    let mut offsets = vec![0; tensors.len()];
+                    let mut index =
+                        index::PlacedIndex::shaped(&tensors, &order, bucket_bits, cover_height)
+                            .unwrap();
+                    let arena = place(&tensors, &order, &mut offsets, &mut index).unwrap();
+                    let shape = (bucket_bits, cover_height);
+                    assert_eq!(
+                        (&offsets, arena, shape),
+                        (&naive.offsets, naive.arena_size, shape)
+                    );
+                }
+            }
         }
     }
 }

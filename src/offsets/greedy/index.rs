@@ -1,0 +1,495 @@
+//! The greedy's index of placed byte ranges: segment-tree nodes keep
+//! coalesced unions of placed ranges, so a placement gathers a few short
+//! unions instead of one range per conflicting tensor.
+
+use super::TensorLifetime;
+use crate::error::PlanError;
+use crate::sys::fallible;
+
+/// The byte ranges of the tensors placed so far, indexed by lifetime so that
+/// the ones meeting a given lifetime are found as a few coalesced unions
+/// instead of one range per conflicting tensor.
+///
+/// Best fit depends only on the union of the conflicting byte ranges (its
+/// gaps), so index nodes keep *unions*: disjoint, non-touching ranges sorted
+/// by start. Tensors packed side by side, the common case, merge into one
+/// range.
+///
+/// Lifetimes are replaced by the ranks of their endpoints among all distinct
+/// endpoints (order is all that overlap depends on). Consecutive ranks form
+/// *buckets* of `2^bucket_bits` ranks, the leaves of a segment tree with a
+/// power-of-two number of leaves. A placed lifetime `P` keeps
+///
+/// - a raw entry (its ranks and byte range) in the buckets of its first and
+///   last rank (its *end buckets*);
+/// - its range in `within[v]` at every node `v` on the paths from its end
+///   buckets to the root;
+/// - its range at each canonical node `v` of the buckets it covers whole: in
+///   `stored[v]` if `v` is lower than `cover_height`, otherwise in
+///   `cover[c]` of every node `c` at `cover_height` below `v`.
+///
+/// A query lifetime `Q` meets `P` iff one of these holds, and each is found:
+///
+/// - `P` has an endpoint in one of `Q`'s end buckets: in that bucket's raw
+///   entries, which are tested against `Q` exactly;
+/// - `P` has an endpoint in a bucket `Q` covers whole: that bucket lies
+///   below a canonical node `q` of the buckets `Q` covers whole, and `q` is
+///   on the bucket's path to the root, so `P` is in `within[q]`;
+/// - `P` contains `Q`: then `P` covers `Q`'s end buckets whole, so a
+///   canonical node of `P` is on the path from `Q`'s first bucket to the
+///   root: below `cover_height` it is `stored` there, otherwise `P` is in
+///   the `cover` of the path's node at that height.
+///
+/// With single-rank buckets every bucket a query meets is whole, and no raw
+/// entries are kept.
+///
+/// Every range gathered belongs to a lifetime meeting `Q`, so the union
+/// gathered is exactly the union of the conflicting ranges. Every query is
+/// known in advance, so a union no later query reads is neither added to
+/// nor kept.
+pub(super) struct PlacedIndex {
+    /// `(first, last)` endpoint ranks of the tensor placed at each step.
+    ranks: Vec<(usize, usize)>,
+    /// Ranks per bucket, as a power of two.
+    bucket_bits: u32,
+    /// Leaves of the bucket tree: a power of two above the last bucket.
+    buckets: usize,
+    /// Bucket `b` owns `raw[raw_start[b]..raw_start[b + 1]]`, of which the
+    /// first `raw_fill[b] - raw_start[b]` are placed.
+    raw_start: Vec<usize>,
+    raw_fill: Vec<usize>,
+    raw: Vec<Raw>,
+    /// By bucket-tree node (node 1 is the root, bucket `b` is node
+    /// `buckets + b`).
+    within: Vec<Union>,
+    stored: Vec<Union>,
+    /// Height, above the buckets, of the nodes whose covers replace `stored`.
+    cover_height: u32,
+    /// By node at `cover_height`, counted from the first one.
+    cover: Vec<Union>,
+    /// The last step whose query reads `within[v]`, `stored[v]`, `cover[b]`.
+    within_until: Vec<usize>,
+    stored_until: Vec<usize>,
+    cover_until: Vec<usize>,
+    /// Scratch for one query's ranges.
+    blocks: Vec<(usize, usize)>,
+}
+
+/// A placed lifetime in one of its end buckets: its ranks and byte range.
+#[derive(Clone, Copy, Default)]
+struct Raw {
+    first: usize,
+    last: usize,
+    range: (usize, usize),
+}
+
+/// A union of byte ranges: disjoint, non-touching `[start, end)` ranges in
+/// increasing order.
+#[derive(Default)]
+struct Union(Vec<(usize, usize)>);
+
+impl Union {
+    /// Adds `[start, end)` (non-empty), merging what it meets, touches, or
+    /// leaves a gap shorter than `useful` bytes to: when no tensor still to
+    /// be placed is smaller than `useful`, such a gap, and every gap lying
+    /// inside it of a union containing this one, can never be chosen, so
+    /// filling it changes no plan.
+    fn add(&mut self, (start, end): (usize, usize), useful: usize) -> Result<bool, PlanError> {
+        let ranges = &mut self.0;
+        // Ranges before `low` end at least `useful` bytes before `start`;
+        // from `high` on they start at least `useful` bytes after `end`.
+        let low = ranges.partition_point(|&(_, e)| e < start && start - e >= useful);
+        let high = low + ranges[low..].partition_point(|&(s, _)| s <= end || s - end < useful);
+        // A leading gap `[0, start)` too short is filled as well.
+        let start = if start < useful { 0 } else { start };
+        if low == high {
+            ranges.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
+                bytes: (ranges.len() + 1).saturating_mul(16),
+            })?;
+            ranges.insert(low, (start, end));
+        } else {
+            let merged = (ranges[low].0.min(start), ranges[high - 1].1.max(end));
+            if high == low + 1 && merged == ranges[low] {
+                return Ok(false);
+            }
+            ranges[low] = merged;
+            ranges.drain(low + 1..high);
+        }
+        Ok(true)
+    }
+
+    /// Adds `range` if a query after `step` reads this union (`until` is
+    /// the last step that does); frees it once none will.
+    fn add_if_read(
+        &mut self,
+        until: usize,
+        step: usize,
+        range: (usize, usize),
+        useful: usize,
+    ) -> Result<(), PlanError> {
+        if until > step {
+            self.add(range, useful).map(|_| ())
+        } else {
+            if !self.0.is_empty() {
+                self.0 = Vec::new();
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Calls `visit` with each canonical node of the half-open leaf range
+/// `[low, high)` in a tree with `leaves` leaves.
+#[inline]
+fn canonical_nodes(leaves: usize, low: usize, high: usize, mut visit: impl FnMut(usize)) {
+    let (mut low, mut high) = (low + leaves, high + leaves);
+    while low < high {
+        if low & 1 == 1 {
+            visit(low);
+            low += 1;
+        }
+        if high & 1 == 1 {
+            high -= 1;
+            visit(high);
+        }
+        low >>= 1;
+        high >>= 1;
+    }
+}
+
+/// Calls `visit(node, false)` with each node on the paths from leaves
+/// `first` and `last` up to, not including, height `height`, once each; then
+/// `visit(node, true)` with the one or two nodes at that height.
+#[inline]
+fn paths_to_height(
+    leaves: usize,
+    height: u32,
+    first: usize,
+    last: usize,
+    mut visit: impl FnMut(usize, bool),
+) {
+    let (mut low, mut high) = (first + leaves, last + leaves);
+    for _ in 0..height {
+        visit(low, false);
+        if high != low {
+            visit(high, false);
+        }
+        low >>= 1;
+        high >>= 1;
+    }
+    visit(low, true);
+    if high != low {
+        visit(high, true);
+    }
+}
+
+/// Appends `ranges` to `blocks`, failing instead of aborting.
+fn gather(blocks: &mut Vec<(usize, usize)>, ranges: &[(usize, usize)]) -> Result<(), PlanError> {
+    blocks
+        .try_reserve(ranges.len())
+        .map_err(|_| PlanError::OutOfMemory {
+            bytes: (blocks.len() + ranges.len()).saturating_mul(16),
+        })?;
+    blocks.extend_from_slice(ranges);
+    Ok(())
+}
+
+/// What a union addition costs against a raw entry scanned and sorted by a
+/// query: the exchange rate by which [`bucket_bits`] weighs the two.
+const ADD_PER_RAW: usize = 30;
+
+/// The bucket size, as a power of two, that least costs: larger buckets
+/// shorten every tensor's two paths to the root (one union addition per
+/// level), but each query scans the raw entries of its two end buckets,
+/// about `c²` over a bucket's life for `c` entries. Single-rank buckets need
+/// no raw entries at all: a query's end ranks are whole buckets of it.
+fn bucket_bits(ranks: &[(usize, usize)], rank_count: usize) -> Result<u32, PlanError> {
+    let mut counts = fallible::filled(rank_count, 0usize)?;
+    for &(first, last) in ranks {
+        counts[first] += 1;
+        if last != first {
+            counts[last] += 1;
+        }
+    }
+    let levels = rank_count.next_power_of_two().trailing_zeros();
+    let path_cost = |bits: u32| {
+        (2 * ranks.len())
+            .saturating_mul(ADD_PER_RAW)
+            .saturating_mul((levels - bits) as usize + 1)
+    };
+    let (mut best, mut best_cost) = (0, path_cost(0));
+    for bits in 1..=levels {
+        // Merge neighbouring buckets pairwise.
+        let len = counts.len().div_ceil(2);
+        for b in 0..len {
+            counts[b] = counts[2 * b] + counts.get(2 * b + 1).copied().unwrap_or(0);
+        }
+        counts.truncate(len);
+        let scans = counts
+            .iter()
+            .fold(0usize, |sum, &c| sum.saturating_add(c.saturating_mul(c)));
+        let cost = scans.saturating_add(path_cost(bits));
+        if cost < best_cost {
+            (best, best_cost) = (bits, cost);
+        }
+    }
+    Ok(best)
+}
+
+/// Cover additions a tensor costs on average at most: bounds the covers'
+/// total length to this many ranges per tensor.
+const COVER_ADDS_PER_TENSOR: usize = 4;
+
+/// The lowest cover height at which the covers' additions stay within
+/// [`COVER_ADDS_PER_TENSOR`] per tensor: a canonical node adds one per cover
+/// node below it, and the buckets a lifetime covers whole bound those.
+fn cover_height(ranks: &[(usize, usize)], rank_count: usize, bucket_bits: u32) -> u32 {
+    let mask = (1usize << bucket_bits) - 1;
+    let covered = ranks.iter().fold(0usize, |sum, &(first, last)| {
+        let (low, high) = ((first + mask) >> bucket_bits, (last + 1) >> bucket_bits);
+        sum.saturating_add(high.saturating_sub(low))
+    });
+    let budget = ranks.len().max(1).saturating_mul(COVER_ADDS_PER_TENSOR);
+    let levels = rank_count
+        .div_ceil(1 << bucket_bits)
+        .next_power_of_two()
+        .trailing_zeros();
+    let mut height = 0;
+    while height < levels && (covered >> height) > budget {
+        height += 1;
+    }
+    height
+}
+
+impl PlacedIndex {
+    /// Lays out the index for `tensors` placed in `order`; nothing is placed.
+    pub(super) fn new(tensors: &[TensorLifetime], order: &[usize]) -> Result<Self, PlanError> {
+        let (ranks, endpoint_count) = super::endpoint_ranks(tensors, order)?;
+        let rank_count = endpoint_count.max(1);
+        let bucket_bits = bucket_bits(&ranks, rank_count)?;
+        let cover_height = cover_height(&ranks, rank_count, bucket_bits);
+        Self::with_shape(ranks, rank_count, bucket_bits, cover_height)
+    }
+
+    /// [`Self::new`] with the shape given instead of chosen.
+    #[cfg(test)]
+    pub(super) fn shaped(
+        tensors: &[TensorLifetime],
+        order: &[usize],
+        bucket_bits: u32,
+        cover_height: u32,
+    ) -> Result<Self, PlanError> {
+        let (ranks, endpoint_count) = super::endpoint_ranks(tensors, order)?;
+        Self::with_shape(ranks, endpoint_count.max(1), bucket_bits, cover_height)
+    }
+
+    /// The index with buckets of `2^bucket_bits` ranks and covers at
+    /// `cover_height` above them (at most the tree's height), for the
+    /// lifetimes of `ranks` over `rank_count` ranks. Any shape gives the same
+    /// unions; the shape sets only the cost.
+    fn with_shape(
+        ranks: Vec<(usize, usize)>,
+        rank_count: usize,
+        bucket_bits: u32,
+        cover_height: u32,
+    ) -> Result<Self, PlanError> {
+        let buckets = rank_count.div_ceil(1 << bucket_bits).next_power_of_two();
+        let cover_height = cover_height.min(buckets.trailing_zeros());
+        let mut raw_counts = fallible::filled(buckets, 0usize)?;
+        let mut within_until = fallible::filled(2 * buckets, 0usize)?;
+        let mut stored_until = fallible::filled(2 * buckets, 0usize)?;
+        let mut cover_until = fallible::filled(buckets >> cover_height, 0usize)?;
+        let cover_base = buckets >> cover_height;
+        for (step, &(first, last)) in ranks.iter().enumerate() {
+            let (first_bucket, last_bucket) = (first >> bucket_bits, last >> bucket_bits);
+            if bucket_bits > 0 {
+                raw_counts[first_bucket] += 1;
+                if last_bucket != first_bucket {
+                    raw_counts[last_bucket] += 1;
+                }
+            }
+            let mask = (1usize << bucket_bits) - 1;
+            let (low, high) = ((first + mask) >> bucket_bits, (last + 1) >> bucket_bits);
+            canonical_nodes(buckets, low, high, |node| within_until[node] = step);
+            paths_to_height(
+                buckets,
+                cover_height,
+                first_bucket,
+                last_bucket,
+                |node, at_cover| match at_cover {
+                    false => stored_until[node] = step,
+                    true => cover_until[node - cover_base] = step,
+                },
+            );
+        }
+        let mut raw_start = fallible::with_capacity(buckets + 1)?;
+        raw_start.push(0);
+        for &n in &raw_counts {
+            raw_start.push(raw_start[raw_start.len() - 1] + n);
+        }
+        let mut stored = fallible::with_capacity(2 * buckets)?;
+        stored.resize_with(2 * buckets, Union::default);
+        let mut within = fallible::with_capacity(2 * buckets)?;
+        within.resize_with(2 * buckets, Union::default);
+        let mut cover = fallible::with_capacity(cover_base)?;
+        cover.resize_with(cover_base, Union::default);
+        Ok(PlacedIndex {
+            raw_fill: fallible::collect(buckets, raw_start[..buckets].iter().copied())?,
+            raw: fallible::filled(raw_start[buckets], Raw::default())?,
+            raw_start,
+            ranks,
+            bucket_bits,
+            buckets,
+            within,
+            stored,
+            cover_height,
+            cover,
+            within_until,
+            stored_until,
+            cover_until,
+            blocks: Vec::new(),
+        })
+    }
+
+    /// The half-open range of buckets the rank range `(first, last)` covers
+    /// whole.
+    #[inline]
+    fn whole_buckets(&self, (first, last): (usize, usize)) -> (usize, usize) {
+        let mask = (1usize << self.bucket_bits) - 1;
+        (
+            (first + mask) >> self.bucket_bits,
+            (last + 1) >> self.bucket_bits,
+        )
+    }
+
+    /// Records the byte range of the tensor placed at `step`; no tensor
+    /// still to be placed is smaller than `useful` bytes.
+    pub(super) fn insert(
+        &mut self,
+        step: usize,
+        range: (usize, usize),
+        useful: usize,
+    ) -> Result<(), PlanError> {
+        let (first, last) = self.ranks[step];
+        let (first_bucket, last_bucket) = (first >> self.bucket_bits, last >> self.bucket_bits);
+        // Single-rank buckets are whole buckets of every query ending there.
+        let raw_buckets = if self.bucket_bits == 0 { 0 } else { 2 };
+        for bucket in [first_bucket, last_bucket].into_iter().take(raw_buckets) {
+            let slot = &mut self.raw_fill[bucket];
+            self.raw[*slot] = Raw { first, last, range };
+            *slot += 1;
+            if last_bucket == first_bucket {
+                break;
+            }
+        }
+
+        let mut result = Ok(());
+        let (low, high) = self.whole_buckets((first, last));
+        let (buckets, height) = (self.buckets, self.cover_height);
+        let cover_base = buckets >> height;
+        let (within, stored, cover) = (&mut self.within, &mut self.stored, &mut self.cover);
+        let (within_until, stored_until, cover_until) =
+            (&self.within_until, &self.stored_until, &self.cover_until);
+        canonical_nodes(buckets, low, high, |node| {
+            if result.is_err() {
+                return;
+            }
+            let above = buckets.trailing_zeros() - node.ilog2();
+            if above < height {
+                result = stored[node].add_if_read(stored_until[node], step, range, useful);
+            } else {
+                let shift = above - height;
+                for block in (node << shift)..((node + 1) << shift) {
+                    let at = block - cover_base;
+                    if result.is_ok() {
+                        result = cover[at].add_if_read(cover_until[at], step, range, useful);
+                    }
+                }
+            }
+        });
+        result?;
+        // Up each end bucket's path (the second one until it joins the
+        // first). A union no query reads any more is skipped; where a union
+        // still read already covers the range, so do all above it, which
+        // have received every range it has (the filling of short gaps does
+        // not depend on the order of additions), and the walk stops.
+        let first_leaf = buckets + first_bucket;
+        for (leaf, stop) in [(first_leaf, 0), (buckets + last_bucket, first_leaf)] {
+            let mut node = leaf;
+            let mut depth = 0;
+            while node >= 1 && node != stop >> depth {
+                if within_until[node] > step {
+                    if !within[node].add(range, useful)? {
+                        break;
+                    }
+                } else if !within[node].0.is_empty() {
+                    within[node].0 = Vec::new();
+                }
+                node >>= 1;
+                depth += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The offset best fit gives the tensor placed at `step` (`size` bytes)
+    /// among the placed tensors whose lifetimes meet its own.
+    pub(super) fn best_fit(&mut self, step: usize, size: usize) -> Result<usize, PlanError> {
+        let mut blocks = core::mem::take(&mut self.blocks);
+        blocks.clear();
+        let result = self.conflicts(step, &mut blocks);
+        let offset = result.map(|()| super::best_fit(&mut blocks, size));
+        self.blocks = blocks;
+        offset
+    }
+
+    /// Appends to `blocks` byte ranges whose union is the union of the byte
+    /// ranges of every placed tensor whose lifetime meets that of the tensor
+    /// placed at `step`.
+    fn conflicts(&self, step: usize, blocks: &mut Vec<(usize, usize)>) -> Result<(), PlanError> {
+        let (first, last) = self.ranks[step];
+        let (first_bucket, last_bucket) = (first >> self.bucket_bits, last >> self.bucket_bits);
+        let mut result = Ok(());
+        let raw_buckets = if self.bucket_bits == 0 { 0 } else { 2 };
+        for bucket in [first_bucket, last_bucket].into_iter().take(raw_buckets) {
+            let placed = &self.raw[self.raw_start[bucket]..self.raw_fill[bucket]];
+            blocks
+                .try_reserve(placed.len())
+                .map_err(|_| PlanError::OutOfMemory {
+                    bytes: (blocks.len() + placed.len()).saturating_mul(16),
+                })?;
+            blocks.extend(
+                placed
+                    .iter()
+                    .filter(|raw| raw.first <= last && raw.last >= first)
+                    .map(|raw| raw.range),
+            );
+            if last_bucket == first_bucket {
+                break;
+            }
+        }
+        let (low, high) = self.whole_buckets((first, last));
+        canonical_nodes(self.buckets, low, high, |node| {
+            if result.is_ok() {
+                result = gather(blocks, &self.within[node].0);
+            }
+        });
+        let cover_base = self.buckets >> self.cover_height;
+        paths_to_height(
+            self.buckets,
+            self.cover_height,
+            first_bucket,
+            last_bucket,
+            |node, at_cover| {
+                if result.is_ok() {
+                    let union = match at_cover {
+                        false => &self.stored[node],
+                        true => &self.cover[node - cover_base],
+                    };
+                    result = gather(blocks, &union.0);
+                }
+            },
+        );
+        result
+    }
+}
