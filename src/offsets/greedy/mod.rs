@@ -239,4 +239,46 @@ mod tests {
             }
         }
     }
+
+    /// Every shape of the index on `tensors` gives the naive plan.
+    fn assert_every_shape_is_naive(tensors: &[TensorLifetime]) {
+        let naive = naive_plan(tensors);
+        assert_eq!(plan_offsets(tensors), naive);
+        let mut order: Vec<usize> = (0..tensors.len())
+            .filter(|&i| tensors[i].size > 0)
+            .collect();
+        order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
+        for bucket_bits in [0, 1, 3, 63] {
+            for cover_height in [0, 2, 64] {
+                let mut offsets = vec![0; tensors.len()];
+                let mut index =
+                    index::PlacedIndex::shaped(tensors, &order, bucket_bits, cover_height).unwrap();
+                let arena = place(tensors, &order, &mut offsets, &mut index).unwrap();
+                assert_eq!((offsets, arena), (naive.offsets.clone(), naive.arena_size));
+            }
+        }
+    }
+
+    #[test]
+    fn degenerate_tables_give_the_naive_plan_in_every_shape() {
+        let t = TensorLifetime::new;
+        // Empty, one tensor, zero sizes only.
+        assert_every_shape_is_naive(&[]);
+        assert_every_shape_is_naive(&[t(8, 3, 3)]);
+        assert_every_shape_is_naive(&[t(0, 0, 5), t(0, 2, 2)]);
+        // One lifetime shared by all (one rank pair), and lifetimes at the
+        // ends of usize.
+        assert_every_shape_is_naive(&(1..40).map(|i| t(i % 7 + 1, 4, 9)).collect::<Vec<_>>());
+        let max = usize::MAX;
+        assert_every_shape_is_naive(&[
+            t(5, 0, max),
+            t(3, max, max),
+            t(4, max - 1, max),
+            t(2, 0, 0),
+        ]);
+        // Nested lifetimes, and a staircase where each meets only its
+        // neighbours.
+        assert_every_shape_is_naive(&(0..60).map(|i| t(60 - i, i, 120 - i)).collect::<Vec<_>>());
+        assert_every_shape_is_naive(&(0..60).map(|i| t(1 + i % 3, i, i + 1)).collect::<Vec<_>>());
+    }
 }
