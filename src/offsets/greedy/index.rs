@@ -71,8 +71,11 @@ pub(super) struct PlacedIndex {
     within_until: Vec<usize>,
     stored_until: Vec<usize>,
     cover_until: Vec<usize>,
-    /// Scratch for one query's ranges.
+    /// Scratch for one query's ranges, sorted by start in runs that end at
+    /// `runs` (after a leading 0), and for merging them.
     blocks: Vec<(usize, usize)>,
+    runs: Vec<usize>,
+    merged: Vec<(usize, usize)>,
 }
 
 /// A placed lifetime in one of its end buckets: its ranks and byte range.
@@ -192,6 +195,69 @@ fn gather(blocks: &mut Vec<(usize, usize)>, ranges: &[(usize, usize)]) -> Result
         })?;
     blocks.extend_from_slice(ranges);
     Ok(())
+}
+
+/// Merges the sorted runs of `blocks` (each ending where the next of `runs`
+/// starts, the last at the end) into one run sorted by start, in `blocks` or
+/// in `merged`, whichever is returned.
+fn merge_runs<'a>(
+    blocks: &'a mut Vec<(usize, usize)>,
+    merged: &'a mut Vec<(usize, usize)>,
+    runs: &mut Vec<usize>,
+) -> Result<&'a [(usize, usize)], PlanError> {
+    // `runs` holds each run's start after the first's, which is 0.
+    if runs.first() == Some(&0) {
+        runs.remove(0);
+    }
+    if runs.is_empty() {
+        return Ok(blocks);
+    }
+    merged.clear();
+    merged
+        .try_reserve(blocks.len())
+        .map_err(|_| PlanError::OutOfMemory {
+            bytes: blocks.len().saturating_mul(16),
+        })?;
+    merged.resize(blocks.len(), (0, 0));
+    let mut source = blocks.as_mut_slice();
+    let mut target = merged.as_mut_slice();
+    let mut in_merged = false;
+    // Run boundaries, with 0 and the end: runs `bounds[i]..bounds[i + 1]`.
+    runs.insert(0, 0);
+    runs.push(source.len());
+    while runs.len() > 2 {
+        let mut kept = 1;
+        let mut i = 0;
+        while i + 1 < runs.len() {
+            let (a, b) = (runs[i], runs[i + 1]);
+            let c = if i + 2 < runs.len() { runs[i + 2] } else { b };
+            merge_two(&source[a..b], &source[b..c], &mut target[a..c]);
+            runs[kept] = c;
+            kept += 1;
+            i += 2;
+        }
+        runs.truncate(kept);
+        core::mem::swap(&mut source, &mut target);
+        in_merged = !in_merged;
+    }
+    Ok(if in_merged { merged } else { blocks })
+}
+
+/// Merges the sorted `left` and `right` into `out`, by start.
+#[inline]
+fn merge_two(left: &[(usize, usize)], right: &[(usize, usize)], out: &mut [(usize, usize)]) {
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while i < left.len() && j < right.len() {
+        let (x, y) = (left[i], right[j]);
+        let take_left = x.0 <= y.0;
+        out[k] = if take_left { x } else { y };
+        i += take_left as usize;
+        j += !take_left as usize;
+        k += 1;
+    }
+    out[k..k + left.len() - i].copy_from_slice(&left[i..]);
+    let k = k + left.len() - i;
+    out[k..].copy_from_slice(&right[j..]);
 }
 
 /// What a union addition costs against a raw entry scanned and sorted by a
@@ -348,6 +414,8 @@ impl PlacedIndex {
             stored_until,
             cover_until,
             blocks: Vec::new(),
+            runs: Vec::new(),
+            merged: Vec::new(),
         })
     }
 
@@ -436,17 +504,27 @@ impl PlacedIndex {
     /// among the placed tensors whose lifetimes meet its own.
     pub(super) fn best_fit(&mut self, step: usize, size: usize) -> Result<usize, PlanError> {
         let mut blocks = core::mem::take(&mut self.blocks);
+        let mut runs = core::mem::take(&mut self.runs);
+        let mut merged = core::mem::take(&mut self.merged);
         blocks.clear();
-        let result = self.conflicts(step, &mut blocks);
-        let offset = result.map(|()| super::best_fit(&mut blocks, size));
-        self.blocks = blocks;
-        offset
+        runs.clear();
+        let result = self.conflicts(step, &mut blocks, &mut runs).and_then(|()| {
+            let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
+            Ok(super::best_fit_sorted(sorted, size))
+        });
+        (self.blocks, self.runs, self.merged) = (blocks, runs, merged);
+        result
     }
 
     /// Appends to `blocks` byte ranges whose union is the union of the byte
     /// ranges of every placed tensor whose lifetime meets that of the tensor
     /// placed at `step`.
-    fn conflicts(&self, step: usize, blocks: &mut Vec<(usize, usize)>) -> Result<(), PlanError> {
+    fn conflicts(
+        &self,
+        step: usize,
+        blocks: &mut Vec<(usize, usize)>,
+        runs: &mut Vec<usize>,
+    ) -> Result<(), PlanError> {
         let (first, last) = self.ranks[step];
         let (first_bucket, last_bucket) = (first >> self.bucket_bits, last >> self.bucket_bits);
         let mut result = Ok(());
@@ -468,10 +546,22 @@ impl PlacedIndex {
                 break;
             }
         }
+        // The raw entries are the one unsorted run; each union is sorted.
+        blocks.sort_unstable_by_key(|&(start, _)| start);
+        let mut push_run = |blocks: &mut Vec<(usize, usize)>, union: &Union| {
+            if !union.0.is_empty() {
+                runs.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
+                    bytes: (runs.len() + 1).saturating_mul(8),
+                })?;
+                runs.push(blocks.len());
+                gather(blocks, &union.0)?;
+            }
+            Ok(())
+        };
         let (low, high) = self.whole_buckets((first, last));
         canonical_nodes(self.buckets, low, high, |node| {
             if result.is_ok() {
-                result = gather(blocks, &self.within[node].0);
+                result = push_run(blocks, &self.within[node]);
             }
         });
         let cover_base = self.buckets >> self.cover_height;
@@ -486,7 +576,7 @@ impl PlacedIndex {
                         false => &self.stored[node],
                         true => &self.cover[node - cover_base],
                     };
-                    result = gather(blocks, &union.0);
+                    result = push_run(blocks, union);
                 }
             },
         );

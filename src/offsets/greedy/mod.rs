@@ -131,6 +131,11 @@ pub(crate) fn best_fit(blocks: &mut [(usize, usize)], size: usize) -> usize {
     // By start only: among equal starts the first one closes any gap before
     // it and the rest cannot open one, so their order does not matter.
     blocks.sort_unstable_by_key(|&(start, _)| start);
+    best_fit_sorted(blocks, size)
+}
+
+/// [`best_fit`] of `blocks` sorted by start.
+pub(crate) fn best_fit_sorted(blocks: &[(usize, usize)], size: usize) -> usize {
     let mut best: Option<(usize, usize)> = None; // (gap length, offset)
     let mut covered_to = 0usize; // end of the coalesced block so far
     for &(start, end) in blocks.iter() {
