@@ -67,10 +67,11 @@ pub(super) struct PlacedIndex {
     cover_height: u32,
     /// By node at `cover_height`, counted from the first one.
     cover: Vec<Union>,
-    /// The last step whose query reads `within[v]`, `stored[v]`, `cover[b]`.
-    within_until: Vec<usize>,
-    stored_until: Vec<usize>,
-    cover_until: Vec<usize>,
+    /// The last step whose query reads `within[v]`, `stored[v]`, `cover[b]`
+    /// (see [`last_read`]).
+    within_until: Vec<u32>,
+    stored_until: Vec<u32>,
+    cover_until: Vec<u32>,
     /// Scratch for one query's ranges, sorted by start in runs that end at
     /// `runs` (after a leading 0), and for merging them.
     blocks: Vec<(usize, usize)>,
@@ -125,12 +126,12 @@ impl Union {
     /// the last step that does); frees it once none will.
     fn add_if_read(
         &mut self,
-        until: usize,
+        until: u32,
         step: usize,
         range: (usize, usize),
         useful: usize,
     ) -> Result<(), PlanError> {
-        if until > step {
+        if read_after(until, step) {
             self.add(range, useful).map(|_| ())
         } else {
             if !self.0.is_empty() {
@@ -139,6 +140,19 @@ impl Union {
             Ok(())
         }
     }
+}
+
+/// A step as the last one reading a union, in 32 bits: steps from
+/// `u32::MAX` on are all `u32::MAX`, which [`read_after`] reads as "to the
+/// end", so a union is never dropped too early.
+fn last_read(step: usize) -> u32 {
+    u32::try_from(step).unwrap_or(u32::MAX)
+}
+
+/// Whether a query after `step` reads a union last read at `until`.
+#[inline]
+fn read_after(until: u32, step: usize) -> bool {
+    until == u32::MAX || until as usize > step
 }
 
 /// Calls `visit` with each canonical node of the half-open leaf range
@@ -361,10 +375,12 @@ impl PlacedIndex {
     ) -> Result<Self, PlanError> {
         let buckets = rank_count.div_ceil(1 << bucket_bits).next_power_of_two();
         let cover_height = cover_height.min(buckets.trailing_zeros());
-        let mut raw_counts = fallible::filled(buckets, 0usize)?;
-        let mut within_until = fallible::filled(2 * buckets, 0usize)?;
-        let mut stored_until = fallible::filled(2 * buckets, 0usize)?;
-        let mut cover_until = fallible::filled(buckets >> cover_height, 0usize)?;
+        // Single-rank buckets keep no raw entries.
+        let raw_buckets = if bucket_bits == 0 { 0 } else { buckets };
+        let mut raw_counts = fallible::filled(raw_buckets, 0usize)?;
+        let mut within_until = fallible::filled(2 * buckets, 0u32)?;
+        let mut stored_until = fallible::filled(2 * buckets, 0u32)?;
+        let mut cover_until = fallible::filled(buckets >> cover_height, 0u32)?;
         let cover_base = buckets >> cover_height;
         for (step, &(first, last)) in ranks.iter().enumerate() {
             let (first_bucket, last_bucket) = (first >> bucket_bits, last >> bucket_bits);
@@ -376,6 +392,7 @@ impl PlacedIndex {
             }
             let mask = (1usize << bucket_bits) - 1;
             let (low, high) = ((first + mask) >> bucket_bits, (last + 1) >> bucket_bits);
+            let step = last_read(step);
             canonical_nodes(buckets, low, high, |node| within_until[node] = step);
             paths_to_height(
                 buckets,
@@ -388,7 +405,7 @@ impl PlacedIndex {
                 },
             );
         }
-        let mut raw_start = fallible::with_capacity(buckets + 1)?;
+        let mut raw_start = fallible::with_capacity(raw_buckets + 1)?;
         raw_start.push(0);
         for &n in &raw_counts {
             raw_start.push(raw_start[raw_start.len() - 1] + n);
@@ -400,8 +417,8 @@ impl PlacedIndex {
         let mut cover = fallible::with_capacity(cover_base)?;
         cover.resize_with(cover_base, Union::default);
         Ok(PlacedIndex {
-            raw_fill: fallible::collect(buckets, raw_start[..buckets].iter().copied())?,
-            raw: fallible::filled(raw_start[buckets], Raw::default())?,
+            raw_fill: fallible::collect(raw_buckets, raw_start[..raw_buckets].iter().copied())?,
+            raw: fallible::filled(raw_start[raw_buckets], Raw::default())?,
             raw_start,
             ranks,
             bucket_bits,
@@ -486,7 +503,7 @@ impl PlacedIndex {
             let mut node = leaf;
             let mut depth = 0;
             while node >= 1 && node != stop >> depth {
-                if within_until[node] > step {
+                if read_after(within_until[node], step) {
                     if !within[node].add(range, useful)? {
                         break;
                     }
