@@ -352,6 +352,9 @@ fn fixed_clash(inst: &Instance, first: usize, second: usize) -> bool {
 fn every_strategy_honours_every_constraint_and_the_search_is_exact() {
     let mut rng = Rng::new(13);
     let (mut fitted, mut refused, mut proven_refusals) = (0, 0, 0);
+    // Refusals the search proved by exhausting its tree: the capacity is at
+    // least the lower bound, yet no plan fits.
+    let mut proven_by_exhaustion = 0;
     for case in 0..600 {
         let mut inst = random_instance(&mut rng);
         let unconstrained = Instance {
@@ -396,6 +399,7 @@ fn every_strategy_honours_every_constraint_and_the_search_is_exact() {
                     }
                     if strategy == Strategy::Search {
                         assert!(proven, "{tag}");
+                        proven_by_exhaustion += usize::from(lower_bound <= capacity);
                     }
                     refused += 1;
                 }
@@ -408,8 +412,8 @@ fn every_strategy_honours_every_constraint_and_the_search_is_exact() {
         }
     }
     assert!(
-        fitted > 1000 && refused > 50 && proven_refusals > 20,
-        "{fitted} {refused} {proven_refusals}"
+        fitted > 1000 && refused > 50 && proven_refusals > 20 && proven_by_exhaustion > 0,
+        "{fitted} {refused} {proven_refusals} {proven_by_exhaustion}"
     );
 }
 
