@@ -97,7 +97,7 @@ impl Union {
     /// leaves a gap shorter than `useful` bytes to: when no tensor still to
     /// be placed is smaller than `useful`, such a gap, and every gap lying
     /// inside it of a union containing this one, can never be chosen, so
-    /// filling it changes no plan.
+    /// filling it changes no plan. Returns whether the union changed.
     fn add(&mut self, (start, end): (usize, usize), useful: usize) -> Result<bool, PlanError> {
         let ranges = &mut self.0;
         // Ranges before `low` end at least `useful` bytes before `start`;
