@@ -114,6 +114,7 @@ impl Constraints {
                         format!("gap {text:?} is not inside the buffer's lifetime"),
                     ));
                 }
+                debug_assert!(self.gaps.last().is_none_or(|g| g.tensor <= gap.tensor));
                 self.gaps.push(gap);
                 self.gap_text.push(text.to_string());
             }
@@ -243,9 +244,13 @@ impl Constraints {
         }
     }
 
-    /// The gaps of tensor `t`, in file order.
+    /// The gaps of tensor `t`, in file order. Rows are read in order, so
+    /// the gaps are sorted by tensor and two binary searches find them: a
+    /// writer that asks for every tensor's gaps stays linear.
     pub fn gaps_of(&self, t: usize) -> impl Iterator<Item = &LifetimeGap> {
-        self.gaps.iter().filter(move |g| g.tensor == t)
+        let start = self.gaps.partition_point(|g| g.tensor < t);
+        let end = start + self.gaps[start..].partition_point(|g| g.tensor == t);
+        self.gaps[start..end].iter()
     }
 }
 

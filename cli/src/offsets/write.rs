@@ -1,38 +1,45 @@
 //! The plan as data: CSV, MiniMalloc CSV, JSON and the aligned table.
+//!
+//! Each writer streams into the caller's buffered writer: a million rows
+//! cost one pass and no allocation per row or field. Every row is first
+//! assembled in one reused byte buffer, integers written by [`push_number`].
 
-use std::fmt::Write as _;
+use std::io::{self, Write};
 
 use serde::Serialize;
 
 use crate::constraints::Constraints;
-use crate::input::CliError;
 
 use super::{strategy_name, Planned};
 
 impl Planned {
     /// The input's columns (less any `offset`) and then `offset`, one row
-    /// per tensor in input order.
-    pub fn csv(&self) -> Result<String, CliError> {
-        let mut writer =
-            csv::Writer::from_writer(Vec::with_capacity(self.table.rows.text.len() * 2));
-        let fail = |e: csv::Error| CliError::new(format!("cannot format CSV: {e}"));
-        let mut header = self.table.header.clone();
-        header.push("offset".to_string());
-        writer.write_record(&header).map_err(fail)?;
-        let mut number = String::new();
-        for (i, &offset) in self.report.plan.offsets.iter().enumerate() {
-            for field in self.table.rows.row(i) {
-                writer.write_field(field).map_err(fail)?;
+    /// per tensor in input order; fields quoted as the `csv` crate quotes
+    /// them (only those holding `,`, `"`, or a line break).
+    pub fn write_csv<W: Write>(&self, out: &mut W) -> io::Result<()> {
+        let mut line = Vec::with_capacity(256);
+        for (k, field) in self.table.header.iter().enumerate() {
+            if k > 0 {
+                line.push(b',');
             }
-            number.clear();
-            let _ = write!(number, "{offset}");
-            writer.write_field(&number).map_err(fail)?;
-            writer.write_record(None::<&[u8]>).map_err(fail)?;
+            push_csv_field(&mut line, field);
         }
-        let bytes = writer
-            .into_inner()
-            .map_err(|e| CliError::new(format!("cannot format CSV: {e}")))?;
-        String::from_utf8(bytes).map_err(|e| CliError::new(format!("cannot format CSV: {e}")))
+        if !self.table.header.is_empty() {
+            line.push(b',');
+        }
+        line.extend_from_slice(b"offset\n");
+        out.write_all(&line)?;
+        for (i, &offset) in self.report.plan.offsets.iter().enumerate() {
+            line.clear();
+            for field in self.table.rows.row(i) {
+                push_csv_field(&mut line, field);
+                line.push(b',');
+            }
+            push_number(&mut line, offset as u128);
+            line.push(b'\n');
+            out.write_all(&line)?;
+        }
+        Ok(())
     }
 
     /// MiniMalloc's output format, as its converter writes a solved
@@ -40,7 +47,7 @@ impl Planned {
     /// when any tensor has one, this tool's `reuses` when any tensor reuses
     /// memory, and `offset`; `upper` exclusive, `-1` for no hint. Tensors
     /// without an `id` or `name` column are named by their index.
-    pub fn minimalloc_csv(&self) -> String {
+    pub fn write_minimalloc_csv<W: Write>(&self, out: &mut W) -> io::Result<()> {
         let table = &self.table;
         let c = table.constraints.as_ref();
         let alignments = c.filter(|c| c.alignments.iter().any(|&a| a != 1));
@@ -59,52 +66,70 @@ impl Planned {
             }
         }
         header.push("offset");
-        let mut out = header.join(",");
-        out.push('\n');
+        let mut line = header.join(",").into_bytes();
+        line.push(b'\n');
+        out.write_all(&line)?;
+        let names = table.ids.as_deref().or(table.names.as_deref());
+        // A tensor's id, name, or index.
+        let push_label = |line: &mut Vec<u8>, i: usize| match names {
+            Some(names) => push_csv_field(line, &names[i]),
+            None => push_number(line, i as u128),
+        };
         for (i, tensor) in table.tensors.iter().enumerate() {
-            let label = table.label(i);
-            let _ = write!(
-                out,
-                "{},{},{},{}",
-                csv_field(&label),
-                tensor.first_use,
+            line.clear();
+            push_label(&mut line, i);
+            for value in [
+                tensor.first_use as u128,
                 tensor.last_use as u128 + 1,
-                tensor.size
-            );
+                tensor.size as u128,
+            ] {
+                line.push(b',');
+                push_number(&mut line, value);
+            }
             if let Some(c) = alignments {
-                let _ = write!(out, ",{}", c.alignments[i]);
+                line.push(b',');
+                push_number(&mut line, c.alignments[i] as u128);
             }
             if let Some(c) = hints {
-                let _ = match c.hints[i] {
-                    Some(hint) => write!(out, ",{hint}"),
-                    None => write!(out, ",-1"),
-                };
+                line.push(b',');
+                match c.hints[i] {
+                    Some(hint) => push_number(&mut line, hint as u128),
+                    None => line.extend_from_slice(b"-1"),
+                }
             }
             if let Some(c) = gaps {
-                out.push(',');
+                line.push(b',');
                 for (k, g) in c.gaps_of(i).enumerate() {
                     if k > 0 {
-                        out.push(' ');
+                        line.push(b' ');
                     }
-                    let _ = write!(out, "{}-{}", g.first, g.last as u128 + 1);
+                    push_number(&mut line, g.first as u128);
+                    line.push(b'-');
+                    push_number(&mut line, g.last as u128 + 1);
                     if let Some((lo, hi)) = g.window {
-                        let _ = write!(out, "@{lo}:{hi}");
+                        line.push(b'@');
+                        push_number(&mut line, lo as u128);
+                        line.push(b':');
+                        push_number(&mut line, hi as u128);
                     }
                 }
             }
             if let Some(c) = reuses {
-                out.push(',');
+                line.push(b',');
                 if let Some(r) = c.reuses_of[i] {
-                    out.push_str(&csv_field(&table.label(r)));
+                    push_label(&mut line, r);
                 }
             }
-            let _ = writeln!(out, ",{}", self.report.plan.offsets[i]);
+            line.push(b',');
+            push_number(&mut line, self.report.plan.offsets[i] as u128);
+            line.push(b'\n');
+            out.write_all(&line)?;
         }
-        out
+        Ok(())
     }
 
     /// One JSON object: the figures and every tensor with its offset.
-    pub fn json(&self) -> Result<String, CliError> {
+    pub fn write_json<W: Write>(&self, out: &mut W) -> io::Result<()> {
         #[derive(Serialize)]
         struct Tensor<'a> {
             line: usize,
@@ -212,17 +237,14 @@ impl Planned {
             planning_seconds: self.elapsed.as_secs_f64(),
             plan: Tensors(self),
         };
-        let fail = |e: &dyn std::fmt::Display| CliError::new(format!("cannot format JSON: {e}"));
-        let mut bytes = Vec::with_capacity(200 * (table.tensors.len() + 1));
-        serde_json::to_writer_pretty(&mut bytes, &plan).map_err(|e| fail(&e))?;
-        bytes.push(b'\n');
-        String::from_utf8(bytes).map_err(|e| fail(&e))
+        serde_json::to_writer_pretty(&mut *out, &plan)?;
+        out.write_all(b"\n")
     }
 
     /// An aligned table, one row per tensor in input order, lifetimes as
     /// inclusive node indices; with `--align`, the rounded sizes too, and
     /// `end` is the offset plus the rounded size.
-    pub fn table(&self) -> String {
+    pub fn write_table<W: Write>(&self, out: &mut W) -> io::Result<()> {
         let table = &self.table;
         let aligned = self.options.alignment > 1;
         let mut columns = vec![Column::Tensor, Column::Line];
@@ -239,51 +261,42 @@ impl Planned {
             Column::Offset,
             Column::End,
         ]);
-        // The widths first, then the rows written cell by cell into one
-        // reused buffer: no string per cell.
+        // The widths first, then the rows, each cell written into one reused
+        // buffer and padded to its column's width.
         let mut widths: Vec<usize> = columns.iter().map(|c| c.heading().len()).collect();
         for i in 0..table.tensors.len() {
             for (column, width) in columns.iter().zip(&mut widths) {
                 *width = (*width).max(self.cell_width(*column, i));
             }
         }
-        let mut cell = String::new();
-        let row_width: usize = widths.iter().map(|w| w + 2).sum();
-        let mut out = String::with_capacity(row_width * (table.tensors.len() + 1));
-        let mut line = |out: &mut String, cells: &mut dyn FnMut(usize, &mut String)| {
+        let mut line = Vec::with_capacity(widths.iter().map(|w| w + 2).sum::<usize>() + 1);
+        let mut cell = Vec::new();
+        let mut row = |out: &mut W, cells: &mut dyn FnMut(usize, &mut Vec<u8>)| {
+            line.clear();
             for (c, &width) in widths.iter().enumerate() {
                 cell.clear();
                 cells(c, &mut cell);
                 if c > 0 {
-                    out.push_str("  ");
+                    line.extend_from_slice(b"  ");
                 }
-                let pad = width.saturating_sub(cell.chars().count());
-                for _ in 0..pad {
-                    out.push(' ');
-                }
-                out.push_str(&cell);
+                let chars = std::str::from_utf8(&cell).map_or(cell.len(), |s| s.chars().count());
+                line.resize(line.len() + width.saturating_sub(chars), b' ');
+                line.extend_from_slice(&cell);
             }
-            out.push('\n');
+            line.push(b'\n');
+            out.write_all(&line)
         };
-        line(&mut out, &mut |c, cell| cell.push_str(columns[c].heading()));
+        row(out, &mut |c, cell| {
+            cell.extend_from_slice(columns[c].heading().as_bytes())
+        })?;
         for i in 0..table.tensors.len() {
-            line(&mut out, &mut |c, cell| {
-                self.write_cell(cell, columns[c], i)
-            });
+            row(out, &mut |c, cell| self.write_cell(cell, columns[c], i))?;
         }
-        out
+        Ok(())
     }
 
     /// The width in characters of what [`Planned::write_cell`] writes.
     fn cell_width(&self, column: Column, i: usize) -> usize {
-        let digits = |mut n: usize| {
-            let mut count = 1;
-            while n >= 10 {
-                n /= 10;
-                count += 1;
-            }
-            count
-        };
         let tensor = &self.table.tensors[i];
         let offset = self.report.plan.offsets[i];
         match column {
@@ -303,38 +316,84 @@ impl Planned {
         }
     }
 
-    /// Writes tensor `i`'s cell of `column` of [`Planned::table`].
-    fn write_cell(&self, out: &mut String, column: Column, i: usize) {
+    /// Writes tensor `i`'s cell of `column` of [`Planned::write_table`].
+    fn write_cell(&self, out: &mut Vec<u8>, column: Column, i: usize) {
         let tensor = &self.table.tensors[i];
         let offset = self.report.plan.offsets[i];
-        let _ = match column {
-            Column::Tensor => write!(out, "{i}"),
-            Column::Line => write!(out, "{}", self.table.lines[i]),
+        let number = match column {
+            Column::Tensor => i,
+            Column::Line => self.table.lines[i],
             Column::Id => {
-                out.push_str(self.table.ids.as_ref().map_or("", |ids| &ids[i]));
-                Ok(())
+                let id = self.table.ids.as_ref().map_or("", |ids| &ids[i]);
+                out.extend_from_slice(id.as_bytes());
+                return;
             }
-            Column::Size => write!(out, "{}", tensor.size),
-            Column::Rounded => write!(out, "{}", self.planned[i].size),
-            Column::FirstUse => write!(out, "{}", tensor.first_use),
-            Column::LastUse => write!(out, "{}", tensor.last_use),
-            Column::Offset => write!(out, "{offset}"),
-            Column::End => write!(out, "{}", offset + self.planned[i].size),
+            Column::Size => tensor.size,
+            Column::Rounded => self.planned[i].size,
+            Column::FirstUse => tensor.first_use,
+            Column::LastUse => tensor.last_use,
+            Column::Offset => offset,
+            Column::End => offset + self.planned[i].size,
         };
+        push_number(out, number as u128);
     }
 }
 
-/// A CSV field, quoted only when it must be (MiniMalloc's own ids never
-/// need it).
-fn csv_field(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.contains([',', '"', '\n', '\r']) {
-        std::borrow::Cow::Owned(format!("\"{}\"", text.replace('"', "\"\"")))
-    } else {
-        std::borrow::Cow::Borrowed(text)
+/// The number of decimal digits of `n`.
+fn digits(mut n: usize) -> usize {
+    let mut count = 1;
+    while n >= 10 {
+        n /= 10;
+        count += 1;
     }
+    count
 }
 
-/// The columns of [`Planned::table`].
+/// Appends the decimal digits of `n`: what `write!("{n}")` writes, without
+/// the formatting machinery (which is most of the cost of a numeric row).
+pub fn push_number(out: &mut Vec<u8>, n: u128) {
+    // Every usize, and a last use plus one, fits 64 bits on the machines
+    // the tool builds for, except the one value 2^64; the 128-bit division
+    // is only for that.
+    let Ok(mut n) = u64::try_from(n) else {
+        out.extend_from_slice(n.to_string().as_bytes());
+        return;
+    };
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// Appends a CSV field, quoted only when it must be (MiniMalloc's own ids
+/// never need it): when it holds a comma, a quote or a line break; quotes
+/// inside are doubled.
+fn push_csv_field(out: &mut Vec<u8>, text: &str) {
+    if !text
+        .bytes()
+        .any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        out.extend_from_slice(text.as_bytes());
+        return;
+    }
+    out.push(b'"');
+    for b in text.bytes() {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    out.push(b'"');
+}
+
+/// The columns of [`Planned::write_table`].
 #[derive(Clone, Copy)]
 enum Column {
     Tensor,
