@@ -155,6 +155,8 @@ pub struct CsvTable<'a> {
     input: &'a Input,
     reader: csv::Reader<&'a [u8]>,
     lines: LineCounter<'a>,
+    /// Where a row with spaces around a field is trimmed into.
+    spare: StringRecord,
 }
 
 impl<'a> CsvTable<'a> {
@@ -194,9 +196,13 @@ impl<'a> CsvTable<'a> {
         let line = loop {
             match self.reader.read_record(record) {
                 Ok(false) => return Ok(None),
-                // Lines of nothing but spaces are skipped like empty ones.
-                Ok(true) if record.iter().all(str::is_empty) => continue,
-                Ok(true) => break record_line(&mut self.lines, record),
+                Ok(true) => {
+                    trim(record, &mut self.spare);
+                    // Lines of nothing but spaces are skipped like empty ones.
+                    if !record.iter().all(str::is_empty) {
+                        break record_line(&mut self.lines, record);
+                    }
+                }
                 Err(e) => return Err(csv_error(self.input, &mut self.lines, &e)),
             }
         };
@@ -224,6 +230,23 @@ impl<'a> CsvTable<'a> {
     }
 }
 
+/// Trims the spaces around every field of `record`, as the csv crate's
+/// `Trim::All` does, but without its two new records per row: a row that
+/// needs no trimming (nearly all) is left as it is, and one that does is
+/// rebuilt in `spare`, which is kept for the next.
+fn trim(record: &mut StringRecord, spare: &mut StringRecord) {
+    let padded = |f: &str| f.trim().len() != f.len();
+    if !record.iter().any(padded) {
+        return;
+    }
+    spare.clear();
+    for field in record.iter() {
+        spare.push_field(field.trim());
+    }
+    spare.set_position(record.position().cloned());
+    std::mem::swap(record, spare);
+}
+
 /// The line a record read by the csv crate starts on.
 fn record_line(lines: &mut LineCounter<'_>, record: &StringRecord) -> usize {
     record
@@ -248,15 +271,19 @@ pub fn read_csv<'a>(input: &'a Input, expected: &str) -> Result<CsvTable<'a>, Cl
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .trim(csv::Trim::All)
         .from_reader(input.text.as_bytes());
     let mut lines = LineCounter::new(&input.text);
     let mut first = StringRecord::new();
+    let mut spare = StringRecord::new();
     loop {
         match reader.read_record(&mut first) {
             Ok(false) => return Err(input.at(1).line(format!("empty file; expected {expected}"))),
-            Ok(true) if first.iter().all(str::is_empty) => continue,
-            Ok(true) => break,
+            Ok(true) => {
+                trim(&mut first, &mut spare);
+                if !first.iter().all(str::is_empty) {
+                    break;
+                }
+            }
             Err(e) => return Err(csv_error(input, &mut lines, &e)),
         }
     }
@@ -286,6 +313,7 @@ pub fn read_csv<'a>(input: &'a Input, expected: &str) -> Result<CsvTable<'a>, Cl
         input,
         reader,
         lines,
+        spare,
     })
 }
 

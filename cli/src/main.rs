@@ -434,6 +434,10 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
         },
     };
     let planned = offsets::plan(offsets::read_table(&input)?, &options, args.capacity)?;
+    // Never freed: the process ends once the plan is written, and handing a
+    // million rows' strings back to the allocator one by one costs more
+    // than writing them.
+    let planned: &'static offsets::Planned = Box::leak(Box::new(planned));
 
     let mut summary = planned.summary(&title);
     if let Some(path) = &args.svg {

@@ -354,3 +354,55 @@ fn a_small_picture_draws_every_tensor_alone_with_a_legend() {
     assert!(!svg.contains("too small to draw alone"));
     assert!(svg.contains(">arena</text>"));
 }
+
+#[test]
+fn spaces_around_fields_are_trimmed_as_the_csv_crate_trims_them() {
+    // Spaces and tabs around fields, quoted fields with spaces inside and
+    // outside the quotes, a line of spaces, CRLF ends: read with the csv
+    // crate's `Trim::All` here, the tool's output must be those records.
+    let dir = scratch("output-trim");
+    let text = " name , Size,first_use ,last_use\r\n\
+                \" a, b \" , 100 ,0, 1\r\n\
+                \tplain\t,80,1,2\n\
+                \x20\x20\x20\n\
+                \"  \",60 , 2 ,3\n";
+    write(&dir, "t.csv", text);
+    let run = run_ok(&dir, &["offsets", "t.csv", "--format", "csv"]);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let records: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .filter(|r: &Vec<String>| r.iter().any(|f| !f.is_empty()))
+        .collect();
+    assert_eq!(records.len(), 4, "{records:?}");
+    let tensors: Vec<TensorLifetime> = records[1..]
+        .iter()
+        .map(|r| {
+            TensorLifetime::new(
+                num(&r[1]) as usize,
+                num(&r[2]) as usize,
+                num(&r[3]) as usize,
+            )
+        })
+        .collect();
+    let (offsets, _) = library_offsets(&tensors);
+    let mut expected = csv::Writer::from_writer(Vec::new());
+    let header = records[0].iter().map(String::as_str).chain(["offset"]);
+    expected.write_record(header).unwrap();
+    for (row, offset) in records[1..].iter().zip(&offsets) {
+        let offset = offset.to_string();
+        expected
+            .write_record(row.iter().map(String::as_str).chain([offset.as_str()]))
+            .unwrap();
+    }
+    let expected = String::from_utf8(expected.into_inner().unwrap()).unwrap();
+    assert_eq!(run.stdout, expected);
+    // Inside the quotes too, as the csv crate does.
+    assert!(run
+        .stdout
+        .starts_with("name,Size,first_use,last_use,offset\n\"a, b\",100,0,1,"));
+}
