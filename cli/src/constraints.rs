@@ -7,7 +7,7 @@ use aether_planner::{LifetimeGap, PlanError, PlanProblem, Reuse, Strategy, Tenso
 use csv::StringRecord;
 
 use crate::input::{parse_count, At, CliError};
-use crate::offsets::{TableFormat, TensorTable};
+use crate::offsets::{TableFormat, TensorTable, Texts};
 
 /// Where each constraint column is in the header, if it is there.
 #[derive(Clone, Copy, Debug, Default)]
@@ -131,7 +131,7 @@ impl Constraints {
     /// entry (the `id` or `name` column) or, without names, by tensor index.
     pub fn resolve(
         &mut self,
-        names: Option<&[String]>,
+        names: Option<&Texts>,
         file: &str,
         lines: &[usize],
     ) -> Result<(), CliError> {
@@ -140,7 +140,7 @@ impl Constraints {
         let by_name: Option<std::collections::HashMap<&str, Vec<usize>>> = names.map(|names| {
             let mut map = std::collections::HashMap::<&str, Vec<usize>>::new();
             for (i, name) in names.iter().enumerate() {
-                map.entry(name.as_str()).or_default().push(i);
+                map.entry(name).or_default().push(i);
             }
             map
         });

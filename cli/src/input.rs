@@ -235,7 +235,7 @@ impl<'a> CsvTable<'a> {
 /// needs no trimming (nearly all) is left as it is, and one that does is
 /// rebuilt in `spare`, which is kept for the next.
 fn trim(record: &mut StringRecord, spare: &mut StringRecord) {
-    let padded = |f: &str| f.trim().len() != f.len();
+    let padded = |f: &str| f.starts_with(char::is_whitespace) || f.ends_with(char::is_whitespace);
     if !record.iter().any(padded) {
         return;
     }

@@ -447,7 +447,7 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
             tensors: &planned.planned,
             given: &table.tensors,
             offsets: &planned.report.plan.offsets,
-            names: table.ids.as_deref().or(table.names.as_deref()),
+            names: table.ids.as_ref().or(table.names.as_ref()),
             constraints: table.constraints.as_ref(),
             arena: planned.report.plan.arena_size,
             peak: planned.peak,

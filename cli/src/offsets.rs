@@ -53,9 +53,9 @@ pub struct TensorTable {
     /// Each tensor's line in the file.
     pub lines: Vec<usize>,
     /// Each tensor's `id` column, if the file has one.
-    pub ids: Option<Vec<String>>,
+    pub ids: Option<Texts>,
     /// Each tensor's `name` column, if the file has one.
-    pub names: Option<Vec<String>>,
+    pub names: Option<Texts>,
     /// The constraint columns, if the file has any (or `--capacity` is given).
     pub constraints: Option<Constraints>,
     /// The lifetimes, inclusive, in file order.
@@ -81,6 +81,12 @@ impl Rows {
         }
     }
 
+    /// Room for `rows` rows of `bytes` bytes in all.
+    fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.ends.reserve(rows * self.width);
+        self.text.reserve(bytes);
+    }
+
     /// Appends a row of exactly `width` fields.
     fn push<'a>(&mut self, fields: impl Iterator<Item = &'a str>) {
         for field in fields {
@@ -103,6 +109,35 @@ impl Rows {
             start = end;
             field
         })
+    }
+}
+
+/// One text per tensor (its `id` or its `name`), all in one buffer.
+#[derive(Default)]
+pub struct Texts {
+    text: String,
+    /// Where each tensor's text ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    fn push(&mut self, text: &str) {
+        self.text.push_str(text);
+        self.ends.push(self.text.len());
+    }
+
+    /// Every text, in tensor order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.ends.len()).map(|i| &self[i])
+    }
+}
+
+impl std::ops::Index<usize> for Texts {
+    type Output = str;
+
+    fn index(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
     }
 }
 
@@ -144,13 +179,18 @@ pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
         rows: Rows::new(header.len()),
         header,
         lines: Vec::new(),
-        ids: id_col.map(|_| Vec::new()),
-        names: name_col.map(|_| Vec::new()),
+        ids: id_col.map(|_| Texts::default()),
+        names: name_col.map(|_| Texts::default()),
         constraints: constraint_columns
             .any()
             .then(|| Constraints::new(constraint_columns)),
         tensors: Vec::new(),
     };
+    // Room for every line: the vectors then grow once, not twenty times.
+    let lines = input.text.bytes().filter(|&b| b == b'\n').count() + 1;
+    table.tensors.reserve(lines);
+    table.lines.reserve(lines);
+    table.rows.reserve(lines, input.text.len());
     let mut bad = FirstError::default();
     let mut record = StringRecord::new();
     let mut count = 0usize;
@@ -178,10 +218,10 @@ pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
             .rows
             .push(record.iter().enumerate().filter(kept).map(|(_, f)| f));
         if let (Some(ids), Some(col)) = (table.ids.as_mut(), id_col) {
-            ids.push(record[col].to_string());
+            ids.push(&record[col]);
         }
         if let (Some(names), Some(col)) = (table.names.as_mut(), name_col) {
-            names.push(record[col].to_string());
+            names.push(&record[col]);
         }
     }
     bad.into_result()?;
@@ -192,7 +232,7 @@ pub fn read_table(input: &Input) -> Result<TensorTable, CliError> {
         )));
     }
     if let Some(constraints) = table.constraints.as_mut() {
-        let names = table.ids.as_deref().or(table.names.as_deref());
+        let names = table.ids.as_ref().or(table.names.as_ref());
         constraints.resolve(names, &table.name, &table.lines)?;
     }
     Ok(table)
@@ -202,7 +242,7 @@ impl TensorTable {
     /// What tensor `i` is called: its `id`, else its `name`, else its index.
     pub fn label(&self, i: usize) -> std::borrow::Cow<'_, str> {
         match self.ids.as_ref().or(self.names.as_ref()) {
-            Some(names) => std::borrow::Cow::Borrowed(names[i].as_str()),
+            Some(names) => std::borrow::Cow::Borrowed(&names[i]),
             None => std::borrow::Cow::Owned(i.to_string()),
         }
     }

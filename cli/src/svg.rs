@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use aether_planner::TensorLifetime;
 
 use crate::constraints::Constraints;
-use crate::offsets::TableFormat;
+use crate::offsets::{TableFormat, Texts};
 use crate::units::{byte_step, grouped, human_bytes};
 use axis::TimeAxis;
 use legend::Legend;
@@ -34,7 +34,7 @@ pub struct Picture<'a> {
     pub offsets: &'a [usize],
     /// Names to show instead of input indices, if the input had an id or a
     /// name column.
-    pub names: Option<&'a [String]>,
+    pub names: Option<&'a Texts>,
     /// Gaps, fixed offsets and reuse, if the input stated any.
     pub constraints: Option<&'a Constraints>,
     /// The plan's arena size.
@@ -95,7 +95,7 @@ struct Marks {
 }
 
 impl Marks {
-    fn of(c: &Constraints, i: usize, tensor: &TensorLifetime, names: Option<&[String]>) -> Marks {
+    fn of(c: &Constraints, i: usize, tensor: &TensorLifetime, names: Option<&Texts>) -> Marks {
         let mut gaps: Vec<_> = c.gaps_of(i).collect();
         gaps.sort_by_key(|g| g.first);
         let mut note = String::new();
@@ -105,7 +105,7 @@ impl Marks {
             style.push_str(" stroke-width=\"2.4\"");
         }
         if let Some(Some(reused)) = c.reuses_of.get(i) {
-            let name = names.map_or_else(|| reused.to_string(), |n| n[*reused].clone());
+            let name = names.map_or_else(|| reused.to_string(), |n| n[*reused].to_owned());
             let _ = write!(note, ", reuses the memory of {name}");
             style.push_str(" stroke-dasharray=\"4 2\"");
         }
@@ -400,7 +400,7 @@ fn write_tensor<W: Write>(
     let (y0, y1) = (y((offset + tensor.size) as f64), y(offset as f64));
     let hue = hue(i);
     let name = match picture.names {
-        Some(names) => Cow::Borrowed(names[i].as_str()),
+        Some(names) => Cow::Borrowed(&names[i]),
         None => Cow::Owned(i.to_string()),
     };
     let size = human_bytes(tensor.size);

@@ -69,7 +69,7 @@ impl Planned {
         let mut line = header.join(",").into_bytes();
         line.push(b'\n');
         out.write_all(&line)?;
-        let names = table.ids.as_deref().or(table.names.as_deref());
+        let names = table.ids.as_ref().or(table.names.as_ref());
         // A tensor's id, name, or index.
         let push_label = |line: &mut Vec<u8>, i: usize| match names {
             Some(names) => push_csv_field(line, &names[i]),
@@ -197,8 +197,8 @@ impl Planned {
                 let fixed = column(|c| c.columns.fixed.is_some());
                 serializer.collect_seq((0..table.tensors.len()).map(|i| Tensor {
                     line: table.lines[i],
-                    id: table.ids.as_ref().map(|ids| ids[i].as_str()),
-                    name: table.names.as_ref().map(|names| names[i].as_str()),
+                    id: table.ids.as_ref().map(|ids| &ids[i]),
+                    name: table.names.as_ref().map(|names| &names[i]),
                     alignment: alignments.map(|c| c.alignments[i]),
                     fixed_offset: fixed.and_then(|c| c.fixed[i]),
                     hint: hints.and_then(|c| c.hints[i]),
