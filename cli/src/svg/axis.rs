@@ -16,22 +16,40 @@ pub enum TimeAxis {
 }
 
 impl TimeAxis {
-    /// Linear when the node indices are dense enough to read, else steps.
-    pub fn for_tensors<'a>(drawn: impl Iterator<Item = &'a TensorLifetime>) -> TimeAxis {
-        let mut boundaries: Vec<u128> = drawn
-            .flat_map(|t| [t.first_use as u128, t.last_use as u128 + 1])
-            .collect();
+    /// Linear when the node indices are dense enough to read (the range at
+    /// most four times the distinct boundaries), else steps. A short range
+    /// is checked with a bitmap over it, so that a large dense table costs
+    /// two passes and no sort; only a sparse one sorts its boundaries.
+    pub fn for_tensors<'a>(drawn: impl Iterator<Item = &'a TensorLifetime> + Clone) -> TimeAxis {
+        let bounds = |t: &TensorLifetime| [t.first_use as u128, t.last_use as u128 + 1];
+        let (mut start, mut end, mut count) = (u128::MAX, 0, 0u128);
+        for [first, after] in drawn.clone().map(bounds) {
+            (start, end, count) = (start.min(first), end.max(after), count + 2);
+        }
+        if count == 0 {
+            return TimeAxis::Linear { start: 0, end: 1 };
+        }
+        // More than four times as many nodes as boundaries, distinct or not:
+        // steps, whatever the bitmap would say.
+        if end - start <= 4 * count {
+            let mut seen = vec![0u64; (end - start) as usize / 64 + 1];
+            let mut distinct = 0u128;
+            for b in drawn.clone().flat_map(bounds) {
+                let k = (b - start) as usize;
+                let bit = 1u64 << (k % 64);
+                if seen[k / 64] & bit == 0 {
+                    seen[k / 64] |= bit;
+                    distinct += 1;
+                }
+            }
+            if end - start <= 4 * distinct {
+                return TimeAxis::Linear { start, end };
+            }
+        }
+        let mut boundaries: Vec<u128> = drawn.flat_map(bounds).collect();
         boundaries.sort_unstable();
         boundaries.dedup();
-        let (start, end) = match (boundaries.first(), boundaries.last()) {
-            (Some(&start), Some(&end)) => (start, end),
-            _ => return TimeAxis::Linear { start: 0, end: 1 },
-        };
-        if end - start > 4 * boundaries.len() as u128 {
-            TimeAxis::Steps { boundaries }
-        } else {
-            TimeAxis::Linear { start, end }
-        }
+        TimeAxis::Steps { boundaries }
     }
 
     /// The position of time `t` in `0.0..=1.0`.
@@ -119,5 +137,44 @@ mod tests {
         assert_eq!(axis.fraction(0), 0.0);
         assert_eq!(axis.fraction(500), 1.0 / 3.0);
         assert_eq!(axis.fraction(100_000), 1.0);
+    }
+
+    #[test]
+    fn the_choice_is_the_rule_on_sorted_distinct_boundaries() {
+        // The rule stated plainly, by sorting: steps when the range is more
+        // than four times the distinct boundaries.
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        let mut below = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n) as usize
+        };
+        for _ in 0..500 {
+            let spread = [3, 30, 300, 3000][below(4)];
+            let tensors: Vec<TensorLifetime> = (0..1 + below(20))
+                .map(|_| {
+                    let first = below(spread);
+                    TensorLifetime::new(1, first, first + below(spread / 3 + 1))
+                })
+                .collect();
+            let mut sorted: Vec<u128> = tensors
+                .iter()
+                .flat_map(|t| [t.first_use as u128, t.last_use as u128 + 1])
+                .collect();
+            sorted.sort_unstable();
+            sorted.dedup();
+            let (start, end) = (sorted[0], sorted[sorted.len() - 1]);
+            match TimeAxis::for_tensors(tensors.iter()) {
+                TimeAxis::Linear { start: s, end: e } => {
+                    assert!(end - start <= 4 * sorted.len() as u128, "{tensors:?}");
+                    assert_eq!((s, e), (start, end));
+                }
+                TimeAxis::Steps { boundaries } => {
+                    assert!(end - start > 4 * sorted.len() as u128, "{tensors:?}");
+                    assert_eq!(boundaries, sorted);
+                }
+            }
+        }
     }
 }
