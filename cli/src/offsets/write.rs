@@ -128,35 +128,12 @@ impl Planned {
         Ok(())
     }
 
-    /// One JSON object: the figures and every tensor with its offset.
+    /// One JSON object: the figures and every tensor with its offset, laid
+    /// out as `serde_json`'s pretty printer lays it out. The figures go
+    /// through `serde_json`; the tensors, a million objects of integers,
+    /// are written here in the same layout (strings and the rare gaps still
+    /// through `serde_json`), which is most of the time saved.
     pub fn write_json<W: Write>(&self, out: &mut W) -> io::Result<()> {
-        #[derive(Serialize)]
-        struct Tensor<'a> {
-            line: usize,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            id: Option<&'a str>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            name: Option<&'a str>,
-            size: usize,
-            /// The size rounded up to the alignment, when there is one.
-            #[serde(skip_serializing_if = "Option::is_none")]
-            rounded_size: Option<usize>,
-            first_use: usize,
-            last_use: usize,
-            /// The constraints, only in a file that has their columns.
-            #[serde(skip_serializing_if = "Option::is_none")]
-            alignment: Option<usize>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            fixed_offset: Option<usize>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            hint: Option<usize>,
-            #[serde(skip_serializing_if = "Vec::is_empty")]
-            gaps: Vec<Gap>,
-            /// The index of the tensor whose memory this one reuses.
-            #[serde(skip_serializing_if = "Option::is_none")]
-            reuses: Option<usize>,
-            offset: usize,
-        }
         /// A gap, inclusive node indices as the lifetimes.
         #[derive(Serialize)]
         struct Gap {
@@ -181,44 +158,6 @@ impl Planned {
             proven_optimal: bool,
             search_nodes: u64,
             planning_seconds: f64,
-            plan: Tensors<'a>,
-        }
-        /// Every tensor, made one at a time as it is written.
-        struct Tensors<'a>(&'a Planned);
-        impl Serialize for Tensors<'_> {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                let planned = self.0;
-                let table = &planned.table;
-                let aligned = planned.options.alignment > 1;
-                let c = table.constraints.as_ref();
-                let column = |present: fn(&Constraints) -> bool| c.filter(|c| present(c));
-                let alignments = column(|c| c.columns.alignment.is_some());
-                let hints = column(|c| c.columns.hint.is_some());
-                let fixed = column(|c| c.columns.fixed.is_some());
-                serializer.collect_seq((0..table.tensors.len()).map(|i| Tensor {
-                    line: table.lines[i],
-                    id: table.ids.as_ref().map(|ids| &ids[i]),
-                    name: table.names.as_ref().map(|names| &names[i]),
-                    alignment: alignments.map(|c| c.alignments[i]),
-                    fixed_offset: fixed.and_then(|c| c.fixed[i]),
-                    hint: hints.and_then(|c| c.hints[i]),
-                    gaps: c.map_or_else(Vec::new, |c| {
-                        c.gaps_of(i)
-                            .map(|g| Gap {
-                                first: g.first,
-                                last: g.last,
-                                window: g.window.map(|(lo, hi)| [lo, hi]),
-                            })
-                            .collect()
-                    }),
-                    reuses: c.and_then(|c| c.reuses_of.get(i).copied().flatten()),
-                    size: table.tensors[i].size,
-                    rounded_size: aligned.then_some(planned.planned[i].size),
-                    first_use: table.tensors[i].first_use,
-                    last_use: table.tensors[i].last_use,
-                    offset: planned.report.plan.offsets[i],
-                }))
-            }
         }
         let table = &self.table;
         let plan = Plan {
@@ -235,10 +174,71 @@ impl Planned {
             proven_optimal: self.report.proven_optimal,
             search_nodes: self.report.search_nodes,
             planning_seconds: self.elapsed.as_secs_f64(),
-            plan: Tensors(self),
         };
-        serde_json::to_writer_pretty(&mut *out, &plan)?;
-        out.write_all(b"\n")
+        // The figures' object less its closing "\n}", then the plan as its
+        // last member.
+        let head = serde_json::to_vec_pretty(&plan)?;
+        out.write_all(&head[..head.len() - 2])?;
+        if table.tensors.is_empty() {
+            return out.write_all(b",\n  \"plan\": []\n}\n");
+        }
+        out.write_all(b",\n  \"plan\": [")?;
+
+        let aligned = self.options.alignment > 1;
+        let c = table.constraints.as_ref();
+        let column = |present: fn(&Constraints) -> bool| c.filter(|c| present(c));
+        let alignments = column(|c| c.columns.alignment.is_some());
+        let hints = column(|c| c.columns.hint.is_some());
+        let fixed = column(|c| c.columns.fixed.is_some());
+        let mut line = Vec::with_capacity(256);
+        let mut nested = Vec::new();
+        for i in 0..table.tensors.len() {
+            line.clear();
+            line.extend_from_slice(if i == 0 { b"\n    {" } else { b",\n    {" });
+            let mut member = Member(&mut line, true);
+            member.number("line", table.lines[i]);
+            if let Some(ids) = &table.ids {
+                member.string("id", &ids[i])?;
+            }
+            if let Some(names) = &table.names {
+                member.string("name", &names[i])?;
+            }
+            member.number("size", table.tensors[i].size);
+            if aligned {
+                member.number("rounded_size", self.planned[i].size);
+            }
+            member.number("first_use", table.tensors[i].first_use);
+            member.number("last_use", table.tensors[i].last_use);
+            if let Some(c) = alignments {
+                member.number("alignment", c.alignments[i]);
+            }
+            if let Some(offset) = fixed.and_then(|c| c.fixed[i]) {
+                member.number("fixed_offset", offset);
+            }
+            if let Some(hint) = hints.and_then(|c| c.hints[i]) {
+                member.number("hint", hint);
+            }
+            if let Some(c) = c.filter(|c| c.gaps_of(i).next().is_some()) {
+                let gaps: Vec<Gap> = c
+                    .gaps_of(i)
+                    .map(|g| Gap {
+                        first: g.first,
+                        last: g.last,
+                        window: g.window.map(|(lo, hi)| [lo, hi]),
+                    })
+                    .collect();
+                nested.clear();
+                serde_json::to_writer_pretty(&mut nested, &gaps)?;
+                member.nested("gaps", &nested);
+            }
+            if let Some(reused) = c.and_then(|c| c.reuses_of.get(i).copied().flatten()) {
+                member.number("reuses", reused);
+            }
+            member.number("offset", self.report.plan.offsets[i]);
+            line.extend_from_slice(b"\n    }");
+            out.write_all(&line)?;
+        }
+        out.write_all(b"\n  ]\n}\n")
     }
 
     /// An aligned table, one row per tensor in input order, lifetimes as
@@ -391,6 +391,44 @@ fn push_csv_field(out: &mut Vec<u8>, text: &str) {
         out.push(b);
     }
     out.push(b'"');
+}
+
+/// The members of one tensor's JSON object, three levels deep, written as
+/// `serde_json`'s pretty printer writes them: the flag says whether the
+/// next member is the first.
+struct Member<'a>(&'a mut Vec<u8>, bool);
+
+impl Member<'_> {
+    fn key(&mut self, key: &str) {
+        if !self.1 {
+            self.0.push(b',');
+        }
+        self.1 = false;
+        self.0.extend_from_slice(b"\n      \"");
+        self.0.extend_from_slice(key.as_bytes());
+        self.0.extend_from_slice(b"\": ");
+    }
+
+    fn number(&mut self, key: &str, value: usize) {
+        self.key(key);
+        push_number(self.0, value as u128);
+    }
+
+    fn string(&mut self, key: &str, value: &str) -> io::Result<()> {
+        self.key(key);
+        serde_json::to_writer(&mut *self.0, value).map_err(io::Error::from)
+    }
+
+    /// A value pretty-printed on its own, indented to this depth.
+    fn nested(&mut self, key: &str, value: &[u8]) {
+        self.key(key);
+        for &b in value {
+            self.0.push(b);
+            if b == b'\n' {
+                self.0.extend_from_slice(b"      ");
+            }
+        }
+    }
 }
 
 /// The columns of [`Planned::write_table`].
