@@ -7,7 +7,7 @@ use aether_planner::{LifetimeGap, PlanError, PlanProblem, Reuse, Strategy, Tenso
 use csv::StringRecord;
 
 use crate::input::{parse_count, At, CliError};
-use crate::offsets::{TableFormat, TensorTable};
+use crate::offsets::{TableFormat, TensorTable, Texts};
 
 /// Where each constraint column is in the header, if it is there.
 #[derive(Clone, Copy, Debug, Default)]
@@ -114,6 +114,7 @@ impl Constraints {
                         format!("gap {text:?} is not inside the buffer's lifetime"),
                     ));
                 }
+                debug_assert!(self.gaps.last().is_none_or(|g| g.tensor <= gap.tensor));
                 self.gaps.push(gap);
                 self.gap_text.push(text.to_string());
             }
@@ -130,7 +131,7 @@ impl Constraints {
     /// entry (the `id` or `name` column) or, without names, by tensor index.
     pub fn resolve(
         &mut self,
-        names: Option<&[String]>,
+        names: Option<&Texts>,
         file: &str,
         lines: &[usize],
     ) -> Result<(), CliError> {
@@ -139,7 +140,7 @@ impl Constraints {
         let by_name: Option<std::collections::HashMap<&str, Vec<usize>>> = names.map(|names| {
             let mut map = std::collections::HashMap::<&str, Vec<usize>>::new();
             for (i, name) in names.iter().enumerate() {
-                map.entry(name.as_str()).or_default().push(i);
+                map.entry(name).or_default().push(i);
             }
             map
         });
@@ -243,9 +244,13 @@ impl Constraints {
         }
     }
 
-    /// The gaps of tensor `t`, in file order.
+    /// The gaps of tensor `t`, in file order. Rows are read in order, so
+    /// the gaps are sorted by tensor and two binary searches find them: a
+    /// writer that asks for every tensor's gaps stays linear.
     pub fn gaps_of(&self, t: usize) -> impl Iterator<Item = &LifetimeGap> {
-        self.gaps.iter().filter(move |g| g.tensor == t)
+        let start = self.gaps.partition_point(|g| g.tensor < t);
+        let end = start + self.gaps[start..].partition_point(|g| g.tensor == t);
+        self.gaps[start..end].iter()
     }
 }
 

@@ -5,17 +5,13 @@
 //! JSON by `serde_json`; this module only turns their records into numbers and
 //! their failures into messages.
 
-use std::borrow::Cow;
-use std::cell::RefCell;
-use std::collections::HashSet;
+mod json;
+
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
 use csv::StringRecord;
-use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
-use serde_json::Value;
 
 /// Why the tool stopped: one line, printed after `aether-plan: error: `.
 #[derive(Debug)]
@@ -159,6 +155,8 @@ pub struct CsvTable<'a> {
     input: &'a Input,
     reader: csv::Reader<&'a [u8]>,
     lines: LineCounter<'a>,
+    /// Where a row with spaces around a field is trimmed into.
+    spare: StringRecord,
 }
 
 impl<'a> CsvTable<'a> {
@@ -198,9 +196,13 @@ impl<'a> CsvTable<'a> {
         let line = loop {
             match self.reader.read_record(record) {
                 Ok(false) => return Ok(None),
-                // Lines of nothing but spaces are skipped like empty ones.
-                Ok(true) if record.iter().all(str::is_empty) => continue,
-                Ok(true) => break record_line(&mut self.lines, record),
+                Ok(true) => {
+                    trim(record, &mut self.spare);
+                    // Lines of nothing but spaces are skipped like empty ones.
+                    if !record.iter().all(str::is_empty) {
+                        break record_line(&mut self.lines, record);
+                    }
+                }
                 Err(e) => return Err(csv_error(self.input, &mut self.lines, &e)),
             }
         };
@@ -228,6 +230,23 @@ impl<'a> CsvTable<'a> {
     }
 }
 
+/// Trims the spaces around every field of `record`, as the csv crate's
+/// `Trim::All` does, but without its two new records per row: a row that
+/// needs no trimming (nearly all) is left as it is, and one that does is
+/// rebuilt in `spare`, which is kept for the next.
+fn trim(record: &mut StringRecord, spare: &mut StringRecord) {
+    let padded = |f: &str| f.starts_with(char::is_whitespace) || f.ends_with(char::is_whitespace);
+    if !record.iter().any(padded) {
+        return;
+    }
+    spare.clear();
+    for field in record.iter() {
+        spare.push_field(field.trim());
+    }
+    spare.set_position(record.position().cloned());
+    std::mem::swap(record, spare);
+}
+
 /// The line a record read by the csv crate starts on.
 fn record_line(lines: &mut LineCounter<'_>, record: &StringRecord) -> usize {
     record
@@ -252,15 +271,19 @@ pub fn read_csv<'a>(input: &'a Input, expected: &str) -> Result<CsvTable<'a>, Cl
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .trim(csv::Trim::All)
         .from_reader(input.text.as_bytes());
     let mut lines = LineCounter::new(&input.text);
     let mut first = StringRecord::new();
+    let mut spare = StringRecord::new();
     loop {
         match reader.read_record(&mut first) {
             Ok(false) => return Err(input.at(1).line(format!("empty file; expected {expected}"))),
-            Ok(true) if first.iter().all(str::is_empty) => continue,
-            Ok(true) => break,
+            Ok(true) => {
+                trim(&mut first, &mut spare);
+                if !first.iter().all(str::is_empty) {
+                    break;
+                }
+            }
             Err(e) => return Err(csv_error(input, &mut lines, &e)),
         }
     }
@@ -290,6 +313,7 @@ pub fn read_csv<'a>(input: &'a Input, expected: &str) -> Result<CsvTable<'a>, Cl
         input,
         reader,
         lines,
+        spare,
     })
 }
 
@@ -347,7 +371,7 @@ pub fn read_pairs(input: &Input, spec: &PairSpec) -> Result<Pairs, CliError> {
     let [a, b] = spec.fields;
     input.require_content(&format!("a header line '{a},{b}' or a JSON array"))?;
     if input.is_json() {
-        return read_json_pairs(input, spec);
+        return json::read_pairs(input, spec);
     }
     let expected = format!("'{a},{b}'");
     let mut csv = read_csv(input, &expected)?;
@@ -428,255 +452,5 @@ impl<'a> LineCounter<'a> {
     fn line_of(&mut self, part: &str) -> usize {
         let start = self.bytes.as_ptr() as usize;
         self.line((part.as_ptr() as usize).saturating_sub(start))
-    }
-}
-
-/// A serde_json error as `FILE:LINE: …`, without serde_json's own
-/// "at line L column C" suffix.
-fn json_error(input: &Input, e: &serde_json::Error) -> CliError {
-    let text = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    let message = text.strip_suffix(&suffix).unwrap_or(&text);
-    input
-        .at(e.line().max(1))
-        .line(format!("not valid JSON (column {}): {message}", e.column()))
-}
-
-/// Any JSON value, refused if one of its objects (at any depth) has a key
-/// twice: serde_json would keep the last silently. The key goes to
-/// `repeated`, and the error carries the position just after it.
-struct DistinctKeys<'s> {
-    repeated: &'s RefCell<Option<String>>,
-}
-
-impl<'de> DeserializeSeed<'de> for DistinctKeys<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for DistinctKeys<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq
-            .next_element_seed(DistinctKeys {
-                repeated: self.repeated,
-            })?
-            .is_some()
-        {}
-        Ok(())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        // Objects are small (a pair's two keys): a list, until it is not.
-        let mut few: Vec<Cow<'de, str>> = Vec::new();
-        let mut many: HashSet<Cow<'de, str>> = HashSet::new();
-        while let Some(key) = map.next_key_seed(KeyText)? {
-            let seen = if many.is_empty() && few.len() < 16 {
-                let seen = few.contains(&key);
-                if !seen {
-                    few.push(key.clone());
-                }
-                seen
-            } else {
-                many.extend(few.drain(..));
-                !many.insert(key.clone())
-            };
-            if seen {
-                let message = format!("the key {key:?} appears twice");
-                *self.repeated.borrow_mut() = Some(key.into_owned());
-                return Err(A::Error::custom(message));
-            }
-            map.next_value_seed(DistinctKeys {
-                repeated: self.repeated,
-            })?;
-        }
-        Ok(())
-    }
-}
-
-/// An object's key, borrowed from the text unless it has escapes.
-struct KeyText;
-
-impl<'de> DeserializeSeed<'de> for KeyText {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeyText {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(key))
-    }
-
-    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(key.to_owned()))
-    }
-}
-
-fn read_json_pairs(input: &Input, spec: &PairSpec) -> Result<Pairs, CliError> {
-    let text = input.text.as_str();
-    // A full parse first, so that syntax errors and repeated keys carry
-    // serde_json's position.
-    let repeated = RefCell::new(None);
-    let mut parser = serde_json::Deserializer::from_str(text);
-    let checked = DistinctKeys {
-        repeated: &repeated,
-    }
-    .deserialize(&mut parser)
-    .and_then(|()| parser.end());
-    if let Err(e) = checked {
-        // Syntax errors come first, worded as serde_json's plain parse words
-        // them (the walk above may word them differently).
-        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| json_error(input, &e))?;
-        return Err(match repeated.take() {
-            Some(key) => input.at(e.line().max(1)).field(
-                &truncate(&key),
-                "appears twice in one object; each key may appear once",
-            ),
-            None => json_error(input, &e),
-        });
-    }
-
-    let [a, b] = spec.fields;
-    let mut lines = LineCounter::new(text);
-    let mut nodes = None;
-    let items: Vec<&RawValue> = if text.trim_start().starts_with('[') {
-        serde_json::from_str(text).map_err(|e| json_error(input, &e))?
-    } else {
-        let object: Vec<(String, &RawValue)> =
-            serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(text)
-                .map_err(|e| json_error(input, &e))?
-                .into_iter()
-                .collect();
-        let mut list = None;
-        for (key, value) in object {
-            let at = input.at(lines.line_of(value.get()));
-            if key == spec.list_key {
-                list = Some(
-                    serde_json::from_str::<Vec<&RawValue>>(value.get())
-                        .map_err(|_| at.field(&key, "expected an array"))?,
-                );
-            } else if key == "nodes" {
-                let node_count = json_count(at, "nodes", value)?;
-                nodes = Some((node_count, at.line));
-            } else {
-                return Err(at.field(
-                    &key,
-                    format!("unknown key; expected \"nodes\" or \"{}\"", spec.list_key),
-                ));
-            }
-        }
-        list.ok_or_else(|| {
-            input.at(1).line(format!(
-                "the JSON object has no \"{}\" array",
-                spec.list_key
-            ))
-        })?
-    };
-
-    let mut pairs = Pairs {
-        pairs: Vec::with_capacity(items.len()),
-        lines: Vec::with_capacity(items.len()),
-        nodes,
-    };
-    let shape = format!("[{a}, {b}] or {{\"{a}\": …, \"{b}\": …}}");
-    for item in items {
-        let line = lines.line_of(item.get());
-        let at = input.at(line);
-        let value: Value = serde_json::from_str(item.get()).map_err(|e| json_error(input, &e))?;
-        let (first, second) = match &value {
-            Value::Array(pair) if pair.len() == 2 => (&pair[0], &pair[1]),
-            Value::Object(map) => {
-                if let Some(key) = map.keys().find(|k| k.as_str() != a && k.as_str() != b) {
-                    return Err(at.field(key, format!("unknown key; expected {shape}")));
-                }
-                let get = |name: &str| {
-                    map.get(name)
-                        .ok_or_else(|| at.field(name, format!("missing; expected {shape}")))
-                };
-                (get(a)?, get(b)?)
-            }
-            _ => return Err(at.line(format!("expected {shape}, found {}", truncate(item.get())))),
-        };
-        pairs
-            .pairs
-            .push((value_count(at, a, first)?, value_count(at, b, second)?));
-        pairs.lines.push(line);
-    }
-    Ok(pairs)
-}
-
-/// A JSON value that must be a whole number 0 or more.
-fn value_count(at: At<'_>, field: &str, value: &Value) -> Result<usize, CliError> {
-    match value {
-        Value::Number(n) => match n.as_u64() {
-            Some(v) => usize::try_from(v)
-                .map_err(|_| at.field(field, format!("{n} is too large for this machine"))),
-            None if n.as_i64().is_some() => {
-                Err(at.field(field, format!("{n} is negative; {field} must be 0 or more")))
-            }
-            None => Err(at.field(field, format!("{n} is not a whole number"))),
-        },
-        other => Err(at.field(
-            field,
-            format!("{} is not a number", truncate(&other.to_string())),
-        )),
-    }
-}
-
-fn json_count(at: At<'_>, field: &str, raw: &RawValue) -> Result<usize, CliError> {
-    let value: Value = serde_json::from_str(raw.get())
-        .map_err(|e| at.field(field, format!("not valid JSON: {e}")))?;
-    value_count(at, field, &value)
-}
-
-/// At most 40 characters of `text`, for quoting input in a message.
-fn truncate(text: &str) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(40).collect();
-    if chars.next().is_some() {
-        format!("{head}…")
-    } else {
-        head
     }
 }

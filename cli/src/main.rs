@@ -15,7 +15,8 @@ mod progress;
 mod svg;
 mod units;
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -96,6 +97,13 @@ Strategies (--strategy):
 --align N (a power of two, default 1) makes every offset a multiple of N and
 rounds every size up to a multiple of N; the peak, the arena, the lower bound
 and the picture then count rounded sizes. The CSV keeps the sizes as given.
+
+--svg FILE draws the plan: x is time, y is byte offset, one rectangle per tensor
+with a tooltip, the arena and the peak, and a legend. With more than 5,000
+tensors, those under a pixel wide or tall (and beyond the 5,000 largest) are
+merged into one grey shape that fills every pixel one of them touches, so that a
+million tensors make a file of kilobytes, written in a moment; the legend says
+how many were merged.
 
 The summary gives the tensor count, the peak live bytes (the most bytes live at
 one node: no arena can be smaller), the arena the plan needs, their ratio, the
@@ -358,18 +366,43 @@ impl Network {
     }
 }
 
+/// The data a run writes to standard output, streamed into its buffer.
+type Data = Box<dyn FnOnce(&mut Stdout) -> std::io::Result<()>>;
+
+/// Standard output, as the data writers see it: one buffer in front of it.
+type Stdout = BufWriter<std::io::StdoutLock<'static>>;
+
 /// What a run prints: data for standard output, a summary for standard
-/// error. Both are complete before either is written, and files (`--svg`,
-/// `--dot`) are written before either.
+/// error. The plan is complete before either is written, and files
+/// (`--svg`, `--dot`) are written before either; then standard error, then
+/// `stdout`, then `data`.
 #[derive(Default)]
 struct Output {
     stdout: String,
+    data: Option<Data>,
     stderr: String,
 }
 
+fn cannot_write(path: &Path, e: std::io::Error) -> CliError {
+    CliError::new(format!("{}: cannot write: {e}", path.display()))
+}
+
 fn write_file(path: &Path, contents: &str) -> Result<(), CliError> {
-    std::fs::write(path, contents)
-        .map_err(|e| CliError::new(format!("{}: cannot write: {e}", path.display())))
+    std::fs::write(path, contents).map_err(|e| cannot_write(path, e))
+}
+
+/// Writes a file through one buffer, as `write` produces it.
+fn stream_file(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> Result<(), CliError> {
+    let mut out = BufWriter::with_capacity(
+        1 << 16,
+        File::create(path).map_err(|e| cannot_write(path, e))?,
+    );
+    write(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(|e| cannot_write(path, e))
 }
 
 fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
@@ -401,16 +434,20 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
         },
     };
     let planned = offsets::plan(offsets::read_table(&input)?, &options, args.capacity)?;
+    // Never freed: the process ends once the plan is written, and handing a
+    // million rows' strings back to the allocator one by one costs more
+    // than writing them.
+    let planned: &'static offsets::Planned = Box::leak(Box::new(planned));
 
     let mut summary = planned.summary(&title);
     if let Some(path) = &args.svg {
         let table = &planned.table;
-        let picture = svg::render(&svg::Picture {
+        let picture = svg::Picture {
             title: &title,
             tensors: &planned.planned,
             given: &table.tensors,
             offsets: &planned.report.plan.offsets,
-            names: table.ids.as_deref().or(table.names.as_deref()),
+            names: table.ids.as_ref().or(table.names.as_ref()),
             constraints: table.constraints.as_ref(),
             arena: planned.report.plan.arena_size,
             peak: planned.peak,
@@ -418,31 +455,30 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
             alignment: planned.options.alignment,
             method: offsets::method(planned.options.strategy),
             format: table.format,
-        });
-        write_file(path, &picture)?;
+        };
+        stream_file(path, |out| svg::render(&picture, out))?;
         summary.push_str(&format!("  svg              {}\n", path.display()));
     }
-    Ok(match args.format {
-        None => Output {
+    let Some(format) = args.format else {
+        return Ok(Output {
             stdout: summary,
-            stderr: String::new(),
-        },
-        Some(Format::Table) => Output {
-            stdout: summary + "\n" + &planned.table(),
-            stderr: String::new(),
-        },
-        Some(Format::Csv) => Output {
-            stdout: planned.csv()?,
-            stderr: summary,
-        },
-        Some(Format::Json) => Output {
-            stdout: planned.json()?,
-            stderr: summary,
-        },
-        Some(Format::Minimalloc) => Output {
-            stdout: planned.minimalloc_csv(),
-            stderr: summary,
-        },
+            ..Output::default()
+        });
+    };
+    let (stdout, stderr) = match format {
+        Format::Table => (summary + "\n", String::new()),
+        _ => (String::new(), summary),
+    };
+    let data: Data = Box::new(move |out| match format {
+        Format::Table => planned.write_table(out),
+        Format::Csv => planned.write_csv(out),
+        Format::Json => planned.write_json(out),
+        Format::Minimalloc => planned.write_minimalloc_csv(out),
+    });
+    Ok(Output {
+        stdout,
+        data: Some(data),
+        stderr,
     })
 }
 
@@ -457,6 +493,7 @@ fn run_reduce(args: ReduceArgs) -> Result<Output, CliError> {
     Ok(Output {
         stdout: reduced.csv(),
         stderr,
+        ..Output::default()
     })
 }
 
@@ -466,6 +503,7 @@ fn run_islands(args: IslandsArgs) -> Result<Output, CliError> {
     Ok(Output {
         stdout: islands.csv(),
         stderr: format!("{}: {}", input.name, islands.summary()),
+        ..Output::default()
     })
 }
 
@@ -501,7 +539,12 @@ fn main() -> ExitCode {
     match result {
         Ok(output) => {
             let _ = std::io::stderr().write_all(output.stderr.as_bytes());
-            match std::io::stdout().lock().write_all(output.stdout.as_bytes()) {
+            let mut stdout = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            let written = stdout
+                .write_all(output.stdout.as_bytes())
+                .and_then(|()| output.data.map_or(Ok(()), |data| data(&mut stdout)))
+                .and_then(|()| stdout.flush());
+            match written {
                 // A closed pipe (`| head`) is the reader's choice, not a failure.
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
                     eprintln!("aether-plan: error: cannot write standard output: {e}");

@@ -1,15 +1,25 @@
 //! The picture of a memory plan, as people draw them: x is time (node index),
 //! y is byte offset, one rectangle per tensor spanning its lifetime and its
-//! bytes, and a line at the peak-live-bytes lower bound.
+//! bytes, and a line at the peak-live-bytes lower bound. A legend under the
+//! plot names every kind of mark used. At scale (more than
+//! [`merge::ONE_BY_ONE`] tensors) the tensors thinner than a pixel are merged
+//! into one shape, so that the file and the time to write it stay small.
+
+mod axis;
+mod legend;
+mod merge;
 
 use std::borrow::Cow;
-use std::fmt::Write;
+use std::fmt::Write as _;
+use std::io::{self, Write};
 
 use aether_planner::TensorLifetime;
 
 use crate::constraints::Constraints;
-use crate::offsets::TableFormat;
-use crate::units::{byte_step, grouped, human_bytes, nice_step};
+use crate::offsets::{TableFormat, Texts};
+use crate::units::{byte_step, grouped, human_bytes};
+use axis::TimeAxis;
+use legend::Legend;
 
 /// What to draw.
 pub struct Picture<'a> {
@@ -24,7 +34,7 @@ pub struct Picture<'a> {
     pub offsets: &'a [usize],
     /// Names to show instead of input indices, if the input had an id or a
     /// name column.
-    pub names: Option<&'a [String]>,
+    pub names: Option<&'a Texts>,
     /// Gaps, fixed offsets and reuse, if the input stated any.
     pub constraints: Option<&'a Constraints>,
     /// The plan's arena size.
@@ -45,102 +55,11 @@ const WIDTH: f64 = 1100.0;
 const LEFT: f64 = 84.0;
 const RIGHT: f64 = 176.0;
 const TOP: f64 = 64.0;
-const BOTTOM: f64 = 84.0;
 const FONT: &str = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
-
-/// How node indices map to x.
-enum TimeAxis {
-    /// Proportional to the node index over `[start, end]`.
-    Linear { start: u128, end: u128 },
-    /// Each distinct lifetime boundary one equal step, for sparse time values
-    /// such as MiniMalloc's (0..1,048,576 with a few hundred distinct ones).
-    Steps { boundaries: Vec<u128> },
-}
-
-impl TimeAxis {
-    /// Linear when the node indices are dense enough to read, else steps.
-    fn for_tensors(drawn: &[&TensorLifetime]) -> TimeAxis {
-        let mut boundaries: Vec<u128> = drawn
-            .iter()
-            .flat_map(|t| [t.first_use as u128, t.last_use as u128 + 1])
-            .collect();
-        boundaries.sort_unstable();
-        boundaries.dedup();
-        let (start, end) = match (boundaries.first(), boundaries.last()) {
-            (Some(&start), Some(&end)) => (start, end),
-            _ => return TimeAxis::Linear { start: 0, end: 1 },
-        };
-        if end - start > 4 * boundaries.len() as u128 {
-            TimeAxis::Steps { boundaries }
-        } else {
-            TimeAxis::Linear { start, end }
-        }
-    }
-
-    /// The position of time `t` in `0.0..=1.0`.
-    fn fraction(&self, t: u128) -> f64 {
-        match self {
-            TimeAxis::Linear { start, end } => (t - start) as f64 / (end - start) as f64,
-            TimeAxis::Steps { boundaries } => {
-                let rank = boundaries.partition_point(|&b| b < t);
-                rank as f64 / (boundaries.len() - 1) as f64
-            }
-        }
-    }
-
-    /// Ticks as `(position in 0.0..=1.0, label)`. Node indices of an
-    /// inclusive table label the middle of each node's column; other times
-    /// label the boundary they name.
-    fn ticks(&self, format: TableFormat) -> Vec<(f64, String)> {
-        match self {
-            TimeAxis::Linear { start, end } => {
-                let span = (end - start) as f64;
-                let step = if span <= 40.0 {
-                    1
-                } else {
-                    nice_step(span, 14.0, 1.0) as u128
-                };
-                let first = start.div_ceil(step) * step;
-                let (last, middle) = match format {
-                    TableFormat::Inclusive => (end - 1, 0.5),
-                    TableFormat::MiniMalloc => (*end, 0.0),
-                };
-                (first..=last)
-                    .step_by(step as usize)
-                    .map(|t| (((t - start) as f64 + middle) / span, grouped_u128(t)))
-                    .collect()
-            }
-            TimeAxis::Steps { boundaries } => {
-                let step = nice_step((boundaries.len() - 1) as f64, 12.0, 1.0) as usize;
-                boundaries
-                    .iter()
-                    .step_by(step)
-                    .map(|&t| (self.fraction(t), grouped_u128(t)))
-                    .collect()
-            }
-        }
-    }
-
-    fn title(&self, format: TableFormat) -> String {
-        match (self, format) {
-            (TimeAxis::Linear { .. }, TableFormat::Inclusive) => {
-                "node index (time): a tensor spans its columns first_use to last_use".to_owned()
-            }
-            (TimeAxis::Linear { .. }, TableFormat::MiniMalloc) => {
-                "time: a buffer spans lower to upper (upper exclusive)".to_owned()
-            }
-            (TimeAxis::Steps { boundaries }, _) => format!(
-                "time: the {} distinct lifetime boundaries, equally spaced",
-                boundaries.len()
-            ),
-        }
-    }
-}
-
-/// A time value with grouped digits.
-fn grouped_u128(t: u128) -> String {
-    usize::try_from(t).map_or_else(|_| t.to_string(), grouped)
-}
+/// The fill of the tensors merged at pixel resolution.
+const MERGED_FILL: &str = "#8a9bb0";
+const ARENA_LINE: &str = "stroke=\"#222\" stroke-width=\"1.5\"";
+const PEAK_LINE: &str = "stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"7 4\"";
 
 /// Text safe inside SVG elements and attribute values.
 fn escape(text: &str) -> Cow<'_, str> {
@@ -176,7 +95,7 @@ struct Marks {
 }
 
 impl Marks {
-    fn of(c: &Constraints, i: usize, tensor: &TensorLifetime, names: Option<&[String]>) -> Marks {
+    fn of(c: &Constraints, i: usize, tensor: &TensorLifetime, names: Option<&Texts>) -> Marks {
         let mut gaps: Vec<_> = c.gaps_of(i).collect();
         gaps.sort_by_key(|g| g.first);
         let mut note = String::new();
@@ -186,7 +105,7 @@ impl Marks {
             style.push_str(" stroke-width=\"2.4\"");
         }
         if let Some(Some(reused)) = c.reuses_of.get(i) {
-            let name = names.map_or_else(|| reused.to_string(), |n| n[*reused].clone());
+            let name = names.map_or_else(|| reused.to_string(), |n| n[*reused].to_owned());
             let _ = write!(note, ", reuses the memory of {name}");
             style.push_str(" stroke-dasharray=\"4 2\"");
         }
@@ -228,17 +147,15 @@ impl Marks {
     }
 }
 
-/// Renders the plan as a standalone SVG document.
-pub fn render(picture: &Picture) -> String {
-    let drawn: Vec<(usize, &TensorLifetime)> = picture
-        .tensors
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| t.size > 0)
+/// Renders the plan as a standalone SVG document into `out`. Up to
+/// [`merge::ONE_BY_ONE`] tensors of non-zero size each get a rectangle and a
+/// tooltip; beyond that, see [`merge`].
+pub fn render<W: Write>(picture: &Picture, out: &mut W) -> io::Result<()> {
+    let drawn: Vec<usize> = (0..picture.tensors.len())
+        .filter(|&i| picture.tensors[i].size > 0)
         .collect();
-    let axis = TimeAxis::for_tensors(&drawn.iter().map(|(_, t)| *t).collect::<Vec<_>>());
+    let axis = TimeAxis::for_tensors(drawn.iter().map(|&i| &picture.tensors[i]));
     let plot_height = if drawn.len() > 100 { 760.0 } else { 520.0 };
-    let height = TOP + plot_height + BOTTOM;
     let plot_width = WIDTH - LEFT - RIGHT;
 
     // The y range: the arena (or the peak, if larger: never for a sound
@@ -251,17 +168,29 @@ pub fn render(picture: &Picture) -> String {
     let x = |t: u128| LEFT + axis.fraction(t) * plot_width;
     let y = |bytes: f64| TOP + plot_height * (1.0 - bytes / top_bytes);
 
-    let mut svg = String::new();
-    // Writing to a String cannot fail; the results are ignored below.
-    let _ = writeln!(
-        svg,
+    // Who is drawn one by one, and what the legend must explain.
+    let boxes: Vec<(f64, f64)> = drawn
+        .iter()
+        .map(|&i| {
+            let t = &picture.tensors[i];
+            let width = x(t.last_use as u128 + 1) - x(t.first_use as u128);
+            (width, plot_height * t.size as f64 / top_bytes)
+        })
+        .collect();
+    let one_by_one = merge::one_by_one(&boxes);
+    drop(boxes);
+    let merged = one_by_one.iter().filter(|&&alone| !alone).count();
+    let legend = Legend::of(picture, &drawn, &one_by_one, merged);
+    let base = TOP + plot_height;
+    let legend_top = base + 86.0;
+    let height = legend_top + legend.height();
+
+    write!(
+        out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
-         viewBox=\"0 0 {WIDTH} {height}\" {FONT} font-size=\"12\">"
-    );
-    let _ = writeln!(
-        svg,
-        "<rect width=\"{WIDTH}\" height=\"{height}\" fill=\"white\"/>"
-    );
+         viewBox=\"0 0 {WIDTH} {height}\" {FONT} font-size=\"12\">\n\
+         <rect width=\"{WIDTH}\" height=\"{height}\" fill=\"white\"/>\n"
+    )?;
 
     // Title and the plan's figures.
     let ratio = if picture.peak > 0 {
@@ -269,11 +198,11 @@ pub fn render(picture: &Picture) -> String {
     } else {
         "n/a".to_owned()
     };
-    let _ = writeln!(
-        svg,
+    writeln!(
+        out,
         "<text x=\"{LEFT}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}</text>",
         escape(picture.title)
-    );
+    )?;
     let mut figures = format!(
         "{} tensors · arena {} · peak live bytes {} · arena / peak {ratio}",
         picture.tensors.len(),
@@ -295,51 +224,50 @@ pub fn render(picture: &Picture) -> String {
             human_bytes(picture.alignment)
         );
     }
-    let _ = writeln!(
-        svg,
+    writeln!(
+        out,
         "<text x=\"{LEFT}\" y=\"44\" fill=\"#444\">{}</text>",
         escape(&figures)
-    );
+    )?;
 
     // Horizontal grid and byte-offset axis.
     for k in 0..=ticks {
         let bytes = k as f64 * step;
         let py = y(bytes);
-        let _ = writeln!(
-            svg,
+        writeln!(
+            out,
             "<line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{py:.1}\" y2=\"{py:.1}\" stroke=\"#e4e4e4\"/>\
              <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
             LEFT + plot_width,
             LEFT - 6.0,
             py + 4.0,
             human_bytes((k as f64 * step) as usize)
-        );
+        )?;
     }
-    let _ = writeln!(
-        svg,
+    writeln!(
+        out,
         "<text transform=\"translate(18,{:.1}) rotate(-90)\" text-anchor=\"middle\">byte offset</text>",
         TOP + plot_height / 2.0
-    );
+    )?;
 
     // Time axis.
-    let base = TOP + plot_height;
     for (fraction, label) in axis.ticks(picture.format) {
         let px = LEFT + fraction * plot_width;
-        let _ = writeln!(
-            svg,
+        writeln!(
+            out,
             "<line x1=\"{px:.1}\" x2=\"{px:.1}\" y1=\"{base:.1}\" y2=\"{:.1}\" stroke=\"#555\"/>\
              <text x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{label}</text>",
             base + 5.0,
             base + 19.0
-        );
+        )?;
     }
-    let _ = writeln!(
-        svg,
+    writeln!(
+        out,
         "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
         LEFT + plot_width / 2.0,
         base + 40.0,
         escape(&axis.title(picture.format))
-    );
+    )?;
     let height_is = if picture.alignment > 1 {
         format!(
             "its height its bytes rounded up to {}",
@@ -348,149 +276,89 @@ pub fn render(picture: &Picture) -> String {
     } else {
         "its height its bytes".to_owned()
     };
-    let _ = writeln!(
-        svg,
-        "<text x=\"{LEFT}\" y=\"{:.1}\" font-size=\"11\" fill=\"#666\">Each rectangle is one tensor: \
-         its width spans its lifetime, {height_is} at its offset. Tensors live at the same \
-         time never share a byte.</text>",
+    writeln!(
+        out,
+        "<text x=\"{LEFT}\" y=\"{:.1}\" font-size=\"11\" fill=\"#666\">Each coloured rectangle is \
+         one tensor: its width spans its lifetime, {height_is} at its offset. Tensors live at the \
+         same time never share a byte.</text>",
         base + 66.0
-    );
+    )?;
 
-    // The tensors.
-    let _ = writeln!(svg, "<g stroke-width=\"0.6\">");
-    for &(i, tensor) in &drawn {
-        let offset = picture.offsets[i];
-        let (x0, x1) = (x(tensor.first_use as u128), x(tensor.last_use as u128 + 1));
-        let (y0, y1) = (y((offset + tensor.size) as f64), y(offset as f64));
-        let hue = hue(i);
-        let name = match picture.names {
-            Some(names) => Cow::Borrowed(names[i].as_str()),
-            None => Cow::Owned(i.to_string()),
-        };
-        let size = human_bytes(tensor.size);
-        let given = picture.given[i].size;
-        let rounded = if given == tensor.size {
-            String::new()
-        } else {
-            format!(" rounded up from {} B", grouped(given))
-        };
-        let marks = picture
-            .constraints
-            .map(|c| Marks::of(c, i, tensor, picture.names));
-        let title = format!(
-            "<title>tensor {}: {} B ({size}){rounded}, nodes {}..={}, offset {}{}</title>",
-            escape(&name),
-            grouped(tensor.size),
-            tensor.first_use,
-            tensor.last_use,
-            grouped(offset),
-            escape(marks.as_ref().map_or("", |m| m.note.as_str()))
-        );
-        let fill = format!("fill=\"hsl({hue:.0},62%,74%)\" stroke=\"hsl({hue:.0},45%,36%)\"");
-        let (x0, x1) = match marks.as_ref().filter(|m| !m.plain()) {
-            None => {
-                let _ = write!(
-                    svg,
-                    "<rect x=\"{x0:.2}\" y=\"{y0:.2}\" width=\"{:.2}\" height=\"{:.2}\" {fill}>{title}</rect>",
-                    x1 - x0,
-                    y1 - y0,
+    // The merged tensors first, so that the ones drawn alone lie on top.
+    if merged > 0 {
+        let mut raster = merge::Raster::new(plot_width as usize, plot_height as usize);
+        for (&i, _) in drawn.iter().zip(&one_by_one).filter(|(_, &alone)| !alone) {
+            let tensor = &picture.tensors[i];
+            let offset = picture.offsets[i];
+            let mut cover = |(start, end, window): Piece| {
+                let (lo, hi) = window.unwrap_or((0, tensor.size));
+                raster.cover(
+                    x(start) - LEFT,
+                    x(end) - LEFT,
+                    y((offset + hi) as f64) - TOP,
+                    y((offset + lo) as f64) - TOP,
                 );
-                (x0, x1)
-            }
-            Some(marks) => {
-                // One group per tensor: its pieces outside and inside its
-                // gaps, the tooltip once.
-                let _ = write!(svg, "<g{}>{title}", marks.style);
-                let mut widest = (x0, x0);
-                for &(start, end, window) in &marks.pieces {
-                    let (px0, px1) = (x(start), x(end));
-                    let (lo, hi, opacity) = match window {
-                        None => (0, tensor.size, ""),
-                        Some((lo, hi)) => (lo, hi, " fill-opacity=\"0.45\""),
-                    };
-                    let (py0, py1) = (y((offset + hi) as f64), y((offset + lo) as f64));
-                    let _ = write!(
-                        svg,
-                        "<rect x=\"{px0:.2}\" y=\"{py0:.2}\" width=\"{:.2}\" height=\"{:.2}\" {fill}{opacity}/>",
-                        px1 - px0,
-                        py1 - py0,
-                    );
-                    if window.is_none() && px1 - px0 > widest.1 - widest.0 {
-                        widest = (px0, px1);
-                    }
+            };
+            match picture.constraints {
+                Some(c) if c.gaps_of(i).next().is_some() => {
+                    Marks::of(c, i, tensor, picture.names)
+                        .pieces
+                        .into_iter()
+                        .for_each(cover);
                 }
-                svg.push_str("</g>");
-                widest
+                _ => cover((tensor.first_use as u128, tensor.last_use as u128 + 1, None)),
             }
-        };
-        let (w, h) = (x1 - x0, y1 - y0);
-        // Text only where it fits: the name, and the size below it when
-        // there is room for two lines.
-        let fits = |text: &str| w >= 6.2 * text.chars().count() as f64 + 4.0;
-        let two_lines = h >= 28.0 && fits(&name) && fits(&size);
-        if two_lines || (h >= 13.0 && fits(&name)) {
-            let middle = (y0 + y1) / 2.0;
-            let _ = write!(
-                svg,
-                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\" \
-                 fill=\"#222\" stroke=\"none\">{}",
-                (x0 + x1) / 2.0,
-                if two_lines {
-                    middle - 2.0
-                } else {
-                    middle + 3.5
-                },
-                escape(&name)
-            );
-            if two_lines {
-                let _ = write!(
-                    svg,
-                    "<tspan x=\"{:.1}\" dy=\"12\" fill=\"#555\">{size}</tspan>",
-                    (x0 + x1) / 2.0
-                );
-            }
-            svg.push_str("</text>");
         }
-        svg.push('\n');
+        raster.write_path(
+            out,
+            (LEFT as usize, TOP as usize),
+            &format!("fill=\"{MERGED_FILL}\""),
+        )?;
     }
-    let _ = writeln!(svg, "</g>");
+
+    // The tensors drawn one by one.
+    writeln!(out, "<g stroke-width=\"0.6\">")?;
+    for (&i, _) in drawn.iter().zip(&one_by_one).filter(|(_, &alone)| alone) {
+        write_tensor(out, picture, i, &x, &y)?;
+    }
+    writeln!(out, "</g>")?;
 
     // Plot frame, then the arena and the peak lines with their labels.
-    let _ = writeln!(
-        svg,
+    writeln!(
+        out,
         "<rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{plot_width}\" height=\"{plot_height}\" \
          fill=\"none\" stroke=\"#555\"/>"
-    );
+    )?;
     let (arena_y, peak_y) = (y(picture.arena as f64), y(picture.peak as f64));
     let right = LEFT + plot_width;
-    let _ = writeln!(
-        svg,
+    writeln!(
+        out,
         "<line x1=\"{LEFT}\" x2=\"{right:.1}\" y1=\"{arena_y:.1}\" y2=\"{arena_y:.1}\" \
-         stroke=\"#222\" stroke-width=\"1.5\"/>\
+         {ARENA_LINE}/>\
          <line x1=\"{LEFT}\" x2=\"{right:.1}\" y1=\"{peak_y:.1}\" y2=\"{peak_y:.1}\" \
-         stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"7 4\"/>"
-    );
-    let label = |svg: &mut String, at: f64, colour: &str, lines: [String; 2]| {
-        let _ = writeln!(
-            svg,
+         {PEAK_LINE}/>"
+    )?;
+    let label = |out: &mut W, at: f64, colour: &str, lines: [String; 2]| {
+        writeln!(
+            out,
             "<text x=\"{:.1}\" y=\"{at:.1}\" fill=\"{colour}\"><tspan font-weight=\"bold\">{}</tspan>\
              <tspan x=\"{:.1}\" dy=\"15\">{}</tspan></text>",
             right + 8.0,
             lines[0],
             right + 8.0,
             lines[1]
-        );
+        )
     };
     if picture.arena == picture.peak {
         label(
-            &mut svg,
+            out,
             arena_y,
             "#d62728",
             [
                 "arena = peak".to_owned(),
                 format!("{} (optimal)", human_bytes(picture.arena)),
             ],
-        );
+        )?;
     } else {
         // Keep the two labels apart when the lines are close.
         let arena_at = arena_y.min(peak_y - 34.0);
@@ -499,22 +367,127 @@ pub fn render(picture: &Picture) -> String {
         } else {
             human_bytes(picture.arena)
         };
-        label(&mut svg, arena_at, "#222", ["arena".to_owned(), arena]);
+        label(out, arena_at, "#222", ["arena".to_owned(), arena])?;
         label(
-            &mut svg,
+            out,
             peak_y,
             "#d62728",
             ["peak live bytes".to_owned(), human_bytes(picture.peak)],
-        );
-        let _ = writeln!(
-            svg,
+        )?;
+        writeln!(
+            out,
             "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#d62728\" font-size=\"10\">lower bound</text>",
             right + 8.0,
             peak_y + 30.0
-        );
+        )?;
     }
-    svg.push_str("</svg>\n");
-    svg
+    legend.write(out, legend_top)?;
+    out.write_all(b"</svg>\n")
+}
+
+/// One tensor's rectangle (or, with constraints, its pieces), its tooltip,
+/// and its name where it fits.
+fn write_tensor<W: Write>(
+    out: &mut W,
+    picture: &Picture,
+    i: usize,
+    x: &dyn Fn(u128) -> f64,
+    y: &dyn Fn(f64) -> f64,
+) -> io::Result<()> {
+    let tensor = &picture.tensors[i];
+    let offset = picture.offsets[i];
+    let (x0, x1) = (x(tensor.first_use as u128), x(tensor.last_use as u128 + 1));
+    let (y0, y1) = (y((offset + tensor.size) as f64), y(offset as f64));
+    let hue = hue(i);
+    let name = match picture.names {
+        Some(names) => Cow::Borrowed(&names[i]),
+        None => Cow::Owned(i.to_string()),
+    };
+    let size = human_bytes(tensor.size);
+    let given = picture.given[i].size;
+    let rounded = if given == tensor.size {
+        String::new()
+    } else {
+        format!(" rounded up from {} B", grouped(given))
+    };
+    let marks = picture
+        .constraints
+        .map(|c| Marks::of(c, i, tensor, picture.names));
+    let title = format!(
+        "<title>tensor {}: {} B ({size}){rounded}, nodes {}..={}, offset {}{}</title>",
+        escape(&name),
+        grouped(tensor.size),
+        tensor.first_use,
+        tensor.last_use,
+        grouped(offset),
+        escape(marks.as_ref().map_or("", |m| m.note.as_str()))
+    );
+    let fill = format!("fill=\"hsl({hue:.0},62%,74%)\" stroke=\"hsl({hue:.0},45%,36%)\"");
+    let (x0, x1) = match marks.as_ref().filter(|m| !m.plain()) {
+        None => {
+            write!(
+                out,
+                "<rect x=\"{x0:.2}\" y=\"{y0:.2}\" width=\"{:.2}\" height=\"{:.2}\" {fill}>{title}</rect>",
+                x1 - x0,
+                y1 - y0,
+            )?;
+            (x0, x1)
+        }
+        Some(marks) => {
+            // One group per tensor: its pieces outside and inside its
+            // gaps, the tooltip once.
+            write!(out, "<g{}>{title}", marks.style)?;
+            let mut widest = (x0, x0);
+            for &(start, end, window) in &marks.pieces {
+                let (px0, px1) = (x(start), x(end));
+                let (lo, hi, opacity) = match window {
+                    None => (0, tensor.size, ""),
+                    Some((lo, hi)) => (lo, hi, " fill-opacity=\"0.45\""),
+                };
+                let (py0, py1) = (y((offset + hi) as f64), y((offset + lo) as f64));
+                write!(
+                    out,
+                    "<rect x=\"{px0:.2}\" y=\"{py0:.2}\" width=\"{:.2}\" height=\"{:.2}\" {fill}{opacity}/>",
+                    px1 - px0,
+                    py1 - py0,
+                )?;
+                if window.is_none() && px1 - px0 > widest.1 - widest.0 {
+                    widest = (px0, px1);
+                }
+            }
+            out.write_all(b"</g>")?;
+            widest
+        }
+    };
+    let (w, h) = (x1 - x0, y1 - y0);
+    // Text only where it fits: the name, and the size below it when
+    // there is room for two lines.
+    let fits = |text: &str| w >= 6.2 * text.chars().count() as f64 + 4.0;
+    let two_lines = h >= 28.0 && fits(&name) && fits(&size);
+    if two_lines || (h >= 13.0 && fits(&name)) {
+        let middle = (y0 + y1) / 2.0;
+        write!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\" \
+             fill=\"#222\" stroke=\"none\">{}",
+            (x0 + x1) / 2.0,
+            if two_lines {
+                middle - 2.0
+            } else {
+                middle + 3.5
+            },
+            escape(&name)
+        )?;
+        if two_lines {
+            write!(
+                out,
+                "<tspan x=\"{:.1}\" dy=\"12\" fill=\"#555\">{size}</tspan>",
+                (x0 + x1) / 2.0
+            )?;
+        }
+        out.write_all(b"</text>")?;
+    }
+    out.write_all(b"\n")
 }
 
 #[cfg(test)]
@@ -527,20 +500,26 @@ mod tests {
         arena: usize,
         peak: usize,
     ) -> String {
-        render(&Picture {
-            title: "t <&> \"q\"",
-            tensors,
-            given: tensors,
-            offsets,
-            names: None,
-            constraints: None,
-            arena,
-            peak,
-            lower_bound: peak,
-            alignment: 1,
-            method: "greedy best fit, decreasing size",
-            format: TableFormat::Inclusive,
-        })
+        let mut out = Vec::new();
+        render(
+            &Picture {
+                title: "t <&> \"q\"",
+                tensors,
+                given: tensors,
+                offsets,
+                names: None,
+                constraints: None,
+                arena,
+                peak,
+                lower_bound: peak,
+                alignment: 1,
+                method: "greedy best fit, decreasing size",
+                format: TableFormat::Inclusive,
+            },
+            &mut out,
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
     }
 
     #[test]
@@ -556,24 +535,6 @@ mod tests {
         assert!(svg.contains("t &lt;&amp;&gt; &quot;q&quot;"));
         assert!(svg.contains("arena = peak"));
         assert!(!svg.contains("NaN") && !svg.contains("inf"));
-    }
-
-    #[test]
-    fn sparse_times_are_drawn_in_steps_and_dense_ones_linearly() {
-        let dense = [TensorLifetime::new(1, 0, 9), TensorLifetime::new(1, 3, 4)];
-        assert!(matches!(
-            TimeAxis::for_tensors(&dense.iter().collect::<Vec<_>>()),
-            TimeAxis::Linear { start: 0, end: 10 }
-        ));
-        let sparse = [
-            TensorLifetime::new(1, 0, 99_999),
-            TensorLifetime::new(1, 500, 501),
-        ];
-        let axis = TimeAxis::for_tensors(&sparse.iter().collect::<Vec<_>>());
-        assert!(matches!(axis, TimeAxis::Steps { .. }));
-        assert_eq!(axis.fraction(0), 0.0);
-        assert_eq!(axis.fraction(500), 1.0 / 3.0);
-        assert_eq!(axis.fraction(100_000), 1.0);
     }
 
     #[test]
