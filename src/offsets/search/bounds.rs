@@ -99,11 +99,7 @@ impl Search {
     ) -> bool {
         (lo..hi).all(|s| {
             let bytes = self.section_unplaced[s];
-            bytes == 0
-                || self.section_top[s]
-                    .max(monotone_floor)
-                    .saturating_add(bytes)
-                    <= cap
+            bytes == 0 || self.tops.at(s).max(monotone_floor).saturating_add(bytes) <= cap
         })
     }
 
@@ -129,7 +125,9 @@ impl Search {
     /// the sorted keys of the frame `p` was chosen in. Only `p`'s conflicts
     /// changed floor since, all up to `p`'s top, so the floor order is
     /// known without sorting: the keys below that top, then the raised
-    /// tensors, then the rest.
+    /// tensors, then the rest. When the bounds hold, leaves the new sorted
+    /// keys of the component's unplaced tensors in `scratch` (the raised
+    /// ones merged in by rank), as [`Search::candidates`] would make them.
     pub(super) fn passes_bounds_after(
         &mut self,
         keys: &[u128],
@@ -142,6 +140,10 @@ impl Search {
         self.unpaint((lo, hi));
         let mut raised = std::mem::take(&mut self.raised);
         raised.clear();
+        // Unchanged keys below `top`, then (from `rest`) those at or above.
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        let mut rest = usize::MAX;
         let mut passes = true;
         let mut flushed = false;
         for &key in keys {
@@ -153,6 +155,7 @@ impl Search {
             let old_floor = (key >> 64) as usize;
             if !flushed && old_floor >= top {
                 flushed = true;
+                rest = out.len();
                 for &r in &raised {
                     passes &= self.paint(r, top, monotone_floor, cap);
                 }
@@ -161,18 +164,118 @@ impl Search {
                 raised.push(q);
             } else {
                 passes &= self.paint(q, old_floor, monotone_floor, cap);
+                out.push(key);
             }
             if !passes {
                 break;
             }
         }
         if passes && !flushed {
+            rest = out.len();
             for &r in &raised {
                 passes &= self.paint(r, top, monotone_floor, cap);
             }
         }
+        if passes {
+            // The raised tensors all rest at `top` now: in rank order, they
+            // merge into the unchanged keys from `top` up.
+            let mut merged = std::mem::take(&mut self.merged);
+            merged.clear();
+            merged.extend(raised.iter().map(|&r| self.key(r)));
+            merged.sort_unstable();
+            let tail = merged.len();
+            merged.extend_from_slice(&out[rest..]);
+            out.truncate(rest);
+            let (raised_keys, unchanged) = merged.split_at(tail);
+            let (mut a, mut b) = (0, 0);
+            while a < raised_keys.len() && b < unchanged.len() {
+                if raised_keys[a] < unchanged[b] {
+                    out.push(raised_keys[a]);
+                    a += 1;
+                } else {
+                    out.push(unchanged[b]);
+                    b += 1;
+                }
+            }
+            out.extend_from_slice(&raised_keys[a..]);
+            out.extend_from_slice(&unchanged[b..]);
+            self.merged = merged;
+        }
+        self.scratch = out;
         self.raised = raised;
         passes
+    }
+
+    /// [`Search::candidates`] of the sequence continuing in `component`
+    /// after `after` once [`Search::passes_bounds_after`] passed and left
+    /// the sorted keys in `scratch`: the same answer without sorting or
+    /// painting again (its bounds are the ones just checked, and each
+    /// section's last top is at most its lowest floor).
+    pub(super) fn continuing_candidates(
+        &mut self,
+        component: (usize, usize),
+        after: (usize, usize),
+    ) -> Option<(Vec<usize>, usize)> {
+        let keys = std::mem::take(&mut self.scratch);
+        let in_range = |(lo, _): (usize, usize)| component.0 <= lo && lo < component.1;
+        let mut count = 0usize;
+        let mut lowest_top = usize::MAX;
+        for &key in &keys {
+            let q = self.by_rank[key as u64 as usize];
+            if self.unplaced_neighbours[q] == 0 && (self.floor[q], self.rank[q]) < after {
+                self.scratch = keys;
+                return None;
+            }
+            if in_range(self.sections[q]) {
+                count += 1;
+                lowest_top = lowest_top.min(self.floor[q].saturating_add(self.sizes[q]));
+            }
+        }
+        let candidates: Vec<usize> = keys
+            .iter()
+            .map(|&key| self.by_rank[key as u64 as usize])
+            .take_while(|&q| self.floor[q] < lowest_top)
+            .filter(|&q| in_range(self.sections[q]) && (self.floor[q], self.rank[q]) > after)
+            .collect();
+        self.scratch = keys;
+        Some((candidates, count))
+    }
+
+    /// Whether placing `p` at its floor would break the bound of the
+    /// section that failed last, if it lies in the component with section
+    /// range `(lo, hi)`: the check [`Search::passes_bounds_after`] makes
+    /// there, from the tensors live in that one section. A cheap way to
+    /// refuse the many placements that fail at one tight section.
+    pub(super) fn fails_at_hot_section(
+        &self,
+        p: usize,
+        (lo, hi): (usize, usize),
+        cap: usize,
+    ) -> bool {
+        let Some(s) = self.hot.filter(|&s| lo <= s && s < hi) else {
+            return false;
+        };
+        let (p_lo, p_hi) = self.sections[p];
+        let offset = self.floor[p];
+        let top = offset + self.sizes[p];
+        let mut bytes = self.section_unplaced[s];
+        if p_lo <= s && s < p_hi {
+            bytes -= self.sizes[p];
+        }
+        if bytes == 0 {
+            return false;
+        }
+        // The unplaced tensors live in `s` all belong to the component.
+        let mut lowest = usize::MAX;
+        self.overlaps.live_in(s, |q| {
+            if q == p || self.offset[q] != UNPLACED {
+                return;
+            }
+            let (q_lo, q_hi) = self.sections[q];
+            let raised = q_lo < p_hi && p_lo < q_hi && self.floor[q] < top;
+            lowest = lowest.min(if raised { top } else { self.floor[q] });
+        });
+        lowest.max(offset).saturating_add(bytes) > cap
     }
 
     /// Makes the sections `lo..hi` unpainted (and `hi` the sentinel).
@@ -197,6 +300,7 @@ impl Search {
         let mut s = self.find_unpainted(lo);
         while s < hi {
             if base.saturating_add(self.section_unplaced[s]) > cap {
+                self.hot = Some(s);
                 return false;
             }
             self.next_unpainted[s] = s + 1;

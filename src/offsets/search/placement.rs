@@ -1,11 +1,13 @@
 //! The search's moves: placing a tensor at its floor and taking it back,
 //! re-ranking a component by the current preorder, and recording a plan.
 
+use super::overlaps::Overlaps;
 use super::{Frame, Search, UNPLACED};
 
 impl Search {
     /// Puts `p` at its floor and raises its unplaced conflicts' floors and
-    /// its sections' tops, logging the old values. Returns whether `p` was
+    /// its sections' tops (only the tops are logged: [`Search::unplace`]
+    /// recomputes the floors from them). Returns whether `p` was
     /// the last unplaced tensor across one of the section boundaries it
     /// spans, which cuts its component.
     pub(super) fn place(&mut self, p: usize) -> bool {
@@ -14,17 +16,25 @@ impl Search {
         self.offset[p] = offset;
         self.placed_count += 1;
         self.arena = self.arena.max(end);
-        for &q in &self.conflicts.neighbours[p] {
-            self.unplaced_neighbours[q] -= 1;
-            if self.offset[q] == UNPLACED && self.floor[q] < end {
-                self.floor_log.push((q, self.floor[q]));
-                self.floor[q] = end;
+        let Search {
+            overlaps,
+            sections,
+            by_start,
+            starts_at,
+            unplaced_neighbours,
+            offset: offsets,
+            floor,
+            ..
+        } = self;
+        for_each_conflict(overlaps, sections, by_start, starts_at, p, |q| {
+            unplaced_neighbours[q] -= 1;
+            if offsets[q] == UNPLACED && floor[q] < end {
+                floor[q] = end;
             }
-        }
+        });
         let (lo, hi) = self.sections[p];
+        self.tops.raise((lo, hi), end);
         for s in lo..hi {
-            self.top_log.push((s, self.section_top[s]));
-            self.section_top[s] = end;
             self.section_unplaced[s] -= self.sizes[p];
         }
         let mut cut = false;
@@ -38,13 +48,9 @@ impl Search {
     /// Undoes a frame: its placement, then its re-ranking.
     pub(super) fn pop(&mut self, frame: Frame) {
         self.stack_keys -= frame.keys.len();
+        self.stack_candidates -= frame.candidates.len();
         if let Some(q) = frame.placed {
-            self.unplace(
-                q,
-                frame.floor_log_len,
-                frame.top_log_len,
-                frame.arena_before,
-            );
+            self.unplace(q, frame.tops_log_len, frame.arena_before);
         }
         for (q, old) in self.rank_log.drain(frame.rank_log_len..).rev() {
             self.rank[q] = old;
@@ -81,7 +87,17 @@ impl Search {
             .collect();
         let mut ranks: Vec<usize> = members.iter().map(|&q| self.rank[q]).collect();
         ranks.sort_unstable();
-        members.sort_by_key(|&q| (std::cmp::Reverse(self.preorder_key(q)), q));
+        // Each key once: a total costs a pass over the tensor's sections.
+        let mut keyed: Vec<((u128, u128, u128), usize)> = members
+            .iter()
+            .map(|&q| {
+                let (a, b, c) = self.preorder_key(q);
+                ((!a, !b, !c), q)
+            })
+            .collect();
+        keyed.sort_unstable();
+        members.clear();
+        members.extend(keyed.iter().map(|&(_, q)| q));
         for (&q, &r) in members.iter().zip(&ranks) {
             if self.rank[q] != r {
                 self.rank_log.push((q, self.rank[q]));
@@ -91,16 +107,30 @@ impl Search {
         }
     }
 
-    pub(super) fn unplace(&mut self, p: usize, floor_len: usize, top_len: usize, arena: usize) {
-        for &q in &self.conflicts.neighbours[p] {
-            self.unplaced_neighbours[q] += 1;
-        }
-        for (q, old) in self.floor_log.drain(floor_len..).rev() {
-            self.floor[q] = old;
-        }
-        for (s, old) in self.top_log.drain(top_len..).rev() {
-            self.section_top[s] = old;
-        }
+    /// Takes `p` back: the tops to their log length `tops_len`, the arena to
+    /// `arena`. The unplaced conflicts that `p` may have raised (those resting
+    /// at its top) get the highest top over their sections again, which is
+    /// their floor without `p`.
+    pub(super) fn unplace(&mut self, p: usize, tops_len: usize, arena: usize) {
+        self.tops.undo(tops_len);
+        let end = self.floor[p] + self.sizes[p];
+        let Search {
+            overlaps,
+            sections,
+            by_start,
+            starts_at,
+            unplaced_neighbours,
+            offset: offsets,
+            floor,
+            tops,
+            ..
+        } = self;
+        for_each_conflict(overlaps, sections, by_start, starts_at, p, |q| {
+            unplaced_neighbours[q] += 1;
+            if offsets[q] == UNPLACED && floor[q] == end {
+                floor[q] = tops.highest(sections[q]);
+            }
+        });
         let (lo, hi) = self.sections[p];
         for bytes in &mut self.section_unplaced[lo..hi] {
             *bytes += self.sizes[p];
@@ -118,8 +148,30 @@ impl Search {
         self.best_arena = self.arena;
         // The starting plan's offsets have the input's length: no allocation.
         self.best_offsets.fill(0);
-        for (p, &i) in self.conflicts.items.iter().enumerate() {
+        for (p, &i) in self.items.iter().enumerate() {
             self.best_offsets[i] = self.offset[p];
         }
+    }
+}
+
+/// Calls `f` with every tensor whose lifetime meets `p`'s: those live in
+/// `p`'s first section (but `p`), then those starting later inside its
+/// range (`by_start` and `starts_at` as in [`Search`]).
+fn for_each_conflict(
+    overlaps: &Overlaps,
+    sections: &[(usize, usize)],
+    by_start: &[usize],
+    starts_at: &[usize],
+    p: usize,
+    mut f: impl FnMut(usize),
+) {
+    let (lo, hi) = sections[p];
+    overlaps.live_in(lo, |q| {
+        if q != p {
+            f(q);
+        }
+    });
+    for &q in &by_start[starts_at[lo + 1]..starts_at[hi]] {
+        f(q);
     }
 }
