@@ -70,7 +70,7 @@ impl Search {
         // ones through a path-compressed "next unpainted section" forest.
         self.unpaint(scan);
         for &key in &keys {
-            let q = self.by_rank[key as u64 as usize];
+            let q = tensor_of(key);
             if !self.paint(q, self.floor[q], monotone_floor, cap) {
                 self.scratch = keys;
                 return None;
@@ -78,7 +78,7 @@ impl Search {
         }
         let candidates: Vec<usize> = keys
             .iter()
-            .map(|&key| self.by_rank[key as u64 as usize])
+            .map(|&key| tensor_of(key))
             .filter(|&q| {
                 in_range(self.sections[q], component)
                     && (self.floor[q], self.rank[q]) > after
@@ -103,9 +103,11 @@ impl Search {
         })
     }
 
-    /// `q`'s (floor, rank) as one integer, ordered as the pair.
+    /// `q`'s (floor, rank) as one integer, ordered as the pair, with `q`
+    /// itself in the low 32 bits ([`tensor_of`]), which the distinct ranks
+    /// leave out of the order.
     pub(super) fn key(&self, q: usize) -> u128 {
-        ((self.floor[q] as u128) << 64) | self.rank[q] as u128
+        ((self.floor[q] as u128) << 64) | ((self.rank[q] as u128) << 32) | q as u128
     }
 
     /// The sorted (floor, rank) keys of the unplaced tensors of the sections
@@ -127,16 +129,23 @@ impl Search {
     /// known without sorting: the keys below that top, then the raised
     /// tensors, then the rest. When the bounds hold, leaves the new sorted
     /// keys of the component's unplaced tensors in `scratch` (the raised
-    /// ones merged in by rank), as [`Search::candidates`] would make them.
+    /// ones merged in by rank), as [`Search::candidates`] would make them,
+    /// and returns the number of unplaced tensors of `component` (the part
+    /// left to place) and their lowest `floor + size`. `None` if a bound
+    /// fails or a tensor behind `p` can never be placed.
     pub(super) fn passes_bounds_after(
         &mut self,
         keys: &[u128],
         (lo, hi): (usize, usize),
+        component: (usize, usize),
         p: usize,
         cap: usize,
-    ) -> bool {
+    ) -> Option<(usize, usize)> {
         let monotone_floor = self.offset[p];
         let top = monotone_floor + self.sizes[p];
+        let mut count = 0usize;
+        let mut lowest_top = usize::MAX;
+        let mut dead_end = false;
         self.unpaint((lo, hi));
         let mut raised = std::mem::take(&mut self.raised);
         raised.clear();
@@ -146,13 +155,25 @@ impl Search {
         let mut rest = usize::MAX;
         let mut passes = true;
         let mut flushed = false;
+        let after_key = self.key(p);
         for &key in keys {
-            let q = self.by_rank[key as u64 as usize];
-            let (q_lo, _) = self.sections[q];
-            if self.offset[q] != UNPLACED || q_lo < lo || q_lo >= hi {
+            let q = tensor_of(key);
+            // The frame's keys are of the tensors unplaced when it was made:
+            // since then only `p` was placed.
+            let span = self.spans[q];
+            let q_lo = span.lo as usize;
+            if q == p || q_lo < lo || q_lo >= hi {
                 continue;
             }
             let old_floor = (key >> 64) as usize;
+            let lifted = self.lifted[q];
+            let floor = if lifted { top } else { old_floor };
+            // Raised tensors rest above `p`, the others keep their keys.
+            dead_end |= !lifted && key < after_key && self.unplaced_neighbours[q] == 0;
+            if component.0 <= q_lo && q_lo < component.1 {
+                count += 1;
+                lowest_top = lowest_top.min(floor.saturating_add(span.size));
+            }
             if !flushed && old_floor >= top {
                 flushed = true;
                 rest = out.len();
@@ -160,16 +181,17 @@ impl Search {
                     passes &= self.paint(r, top, monotone_floor, cap);
                 }
             }
-            if self.floor[q] != old_floor {
+            if lifted {
                 raised.push(q);
             } else {
                 passes &= self.paint(q, old_floor, monotone_floor, cap);
                 out.push(key);
             }
-            if !passes {
+            if !passes || dead_end {
                 break;
             }
         }
+        passes &= !dead_end;
         if passes && !flushed {
             rest = out.len();
             for &r in &raised {
@@ -203,42 +225,33 @@ impl Search {
         }
         self.scratch = out;
         self.raised = raised;
-        passes
+        passes.then_some((count, lowest_top))
     }
 
     /// [`Search::candidates`] of the sequence continuing in `component`
-    /// after `after` once [`Search::passes_bounds_after`] passed and left
-    /// the sorted keys in `scratch`: the same answer without sorting or
-    /// painting again (its bounds are the ones just checked, and each
-    /// section's last top is at most its lowest floor).
+    /// after `after` once [`Search::passes_bounds_after`] passed, left the
+    /// sorted keys in `scratch` and found the component's `lowest_top`: the
+    /// same candidates without sorting or painting again (its bounds are
+    /// the ones just checked, and each section's highest top is at most its
+    /// lowest floor).
     pub(super) fn continuing_candidates(
         &mut self,
         component: (usize, usize),
         after: (usize, usize),
-    ) -> Option<(Vec<usize>, usize)> {
+        lowest_top: usize,
+    ) -> Vec<usize> {
         let keys = std::mem::take(&mut self.scratch);
         let in_range = |(lo, _): (usize, usize)| component.0 <= lo && lo < component.1;
-        let mut count = 0usize;
-        let mut lowest_top = usize::MAX;
-        for &key in &keys {
-            let q = self.by_rank[key as u64 as usize];
-            if self.unplaced_neighbours[q] == 0 && (self.floor[q], self.rank[q]) < after {
-                self.scratch = keys;
-                return None;
-            }
-            if in_range(self.sections[q]) {
-                count += 1;
-                lowest_top = lowest_top.min(self.floor[q].saturating_add(self.sizes[q]));
-            }
-        }
         let candidates: Vec<usize> = keys
             .iter()
-            .map(|&key| self.by_rank[key as u64 as usize])
-            .take_while(|&q| self.floor[q] < lowest_top)
-            .filter(|&q| in_range(self.sections[q]) && (self.floor[q], self.rank[q]) > after)
+            .take_while(|&&key| ((key >> 64) as usize) < lowest_top)
+            .map(|&key| tensor_of(key))
+            .filter(|&q| {
+                in_range((self.spans[q].lo as usize, 0)) && (self.floor[q], self.rank[q]) > after
+            })
             .collect();
         self.scratch = keys;
-        Some((candidates, count))
+        candidates
     }
 
     /// Whether placing `p` at its floor would break the bound of the
@@ -295,7 +308,8 @@ impl Search {
         monotone_floor: usize,
         cap: usize,
     ) -> bool {
-        let (lo, hi) = self.sections[q];
+        let span = self.spans[q];
+        let (lo, hi) = (span.lo as usize, span.hi as usize);
         let base = floor.max(monotone_floor);
         let mut s = self.find_unpainted(lo);
         while s < hi {
@@ -324,4 +338,9 @@ impl Search {
         }
         root
     }
+}
+
+/// The tensor of a key made by [`Search::key`].
+pub(super) fn tensor_of(key: u128) -> usize {
+    key as u32 as usize
 }

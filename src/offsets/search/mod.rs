@@ -186,6 +186,14 @@ enum Decision {
     Budget,
 }
 
+/// A tensor's section range and size, as the bounds read them together.
+#[derive(Clone, Copy)]
+struct Span {
+    lo: u32,
+    hi: u32,
+    size: usize,
+}
+
 /// One choice point of a decision: which tensor of the active component to
 /// place next.
 struct Frame {
@@ -273,6 +281,11 @@ struct Search {
     area: Vec<u128>,
     /// Section range `lo..hi` of each tensor.
     sections: Vec<(usize, usize)>,
+    /// The same ranges with the sizes, packed for the bounds' scans.
+    spans: Vec<Span>,
+    /// Whether the last placement raised each tensor's floor, and which.
+    lifted: Vec<bool>,
+    lifted_list: Vec<usize>,
     /// Greatest common divisor of the sizes: the step between arenas.
     step: usize,
     /// Proven: no plan has a smaller arena.
@@ -312,10 +325,11 @@ struct Search {
     /// Tensors by first section, and where each section's run starts in it.
     by_start: Vec<usize>,
     starts_at: Vec<usize>,
-    /// The tensor of each rank of the current preorder.
-    by_rank: Vec<usize>,
     /// Number of unplaced conflicts of each tensor.
     unplaced_neighbours: Vec<usize>,
+    /// `section_unplaced`, `spanning` and `unplaced_neighbours` of the empty
+    /// plan, for [`Search::reset`].
+    empty: (Vec<usize>, Vec<usize>, Vec<usize>),
 
     // Incumbent.
     best_offsets: Vec<usize>,
@@ -345,6 +359,14 @@ impl Search {
             count: section_count,
         } = Sections::new(tensors, &items)?;
         let overlaps = Overlaps::new(&sections, section_count)?;
+        let spans: Vec<Span> = fallible::collect(
+            n,
+            sections.iter().zip(&sizes).map(|(&(lo, hi), &size)| Span {
+                lo: lo as u32,
+                hi: hi as u32,
+                size,
+            }),
+        )?;
         let mut section_unplaced = fallible::filled(section_count, 0usize)?;
         let mut spanning = fallible::filled(section_count, 0usize)?;
         for (p, &(lo, hi)) in sections.iter().enumerate() {
@@ -360,6 +382,11 @@ impl Search {
             fallible::collect(n, items.iter().map(|&i| lifetime_length(&tensors[i])))?;
         let area: Vec<u128> = fallible::collect(n, (0..n).map(|p| sizes[p] as u128 * length[p]))?;
 
+        let empty = (
+            fallible::collect(section_count, section_unplaced.iter().copied())?,
+            fallible::collect(section_count, spanning.iter().copied())?,
+            fallible::collect(n, degree.iter().copied())?,
+        );
         let unplaced_neighbours = degree;
         let mut by_start: Vec<usize> = fallible::collect(n, 0..n)?;
         by_start.sort_by_key(|&p| sections[p].0);
@@ -376,6 +403,9 @@ impl Search {
             items,
             overlaps,
             sizes,
+            spans,
+            lifted: fallible::filled(n, false)?,
+            lifted_list: fallible::with_capacity(n)?,
             sections,
             step,
             lower_bound: peak,
@@ -396,10 +426,10 @@ impl Search {
             merged: fallible::with_capacity(n)?,
             stack_keys: 0,
             stack_candidates: 0,
-            by_rank: fallible::filled(n + 1, 0)?,
             by_start,
             starts_at,
             unplaced_neighbours,
+            empty,
             best_offsets: start.offsets,
             best_arena: start.arena_size,
             nodes: 0,
@@ -468,14 +498,13 @@ impl Search {
     }
 
     /// Depth-first search for a plan of arena at most `cap`, stopping at
-    /// `node_limit` nodes in total. Leaves the partial plan empty.
+    /// `node_limit` nodes in total. Leaves the partial plan empty, unless the budget is spent.
     fn decide(&mut self, cap: usize, node_limit: u64) -> Decision {
         let Some(range) = self.leftmost_component() else {
             return Decision::Found; // nothing to place
         };
         for p in 0..self.rank.len() {
             self.rank[p] = p + 1;
-            self.by_rank[p + 1] = p;
         }
         self.rerank((0, self.spanning.len()));
         self.rank_log.clear();
@@ -582,12 +611,14 @@ impl Search {
             };
             let after = (self.offset[p], self.rank[p]);
             let rank_log_len = self.rank_log.len();
+            let mut continuation = (0, 0);
             if active_count > 1 {
                 let keys = std::mem::take(&mut stack[k].keys);
-                let passes = self.passes_bounds_after(&keys, active, p, cap);
+                let passes = self.passes_bounds_after(&keys, active, next_range, p, cap);
                 stack[k].keys = keys;
-                if !passes {
-                    continue;
+                match passes {
+                    Some(found) => continuation = found,
+                    None => continue,
                 }
             }
             let child = if active_count > 1 {
@@ -595,19 +626,17 @@ impl Search {
                 // canonical sequence, or `p` cut it into fresh problems, which
                 // are ranked anew. The bounds of the continuing sequence hold
                 // in both cases.
-                match self.continuing_candidates(next_range, after) {
-                    None => continue,
-                    Some((candidates, count)) if !split => {
-                        (candidates, count, owner, Some(k), after, true)
-                    }
-                    Some(_) => {
-                        self.rerank(active);
-                        match self.candidates(active, next_range, (0, 0), cap, false) {
-                            Some((candidates, count)) => {
-                                (candidates, count, Some(k), Some(k), (0, 0), false)
-                            }
-                            None => (Vec::new(), 0, Some(k), Some(k), (0, 0), false),
+                let (count, lowest_top) = continuation;
+                if !split {
+                    let candidates = self.continuing_candidates(next_range, after, lowest_top);
+                    (candidates, count, owner, Some(k), after, true)
+                } else {
+                    self.rerank(active);
+                    match self.candidates(active, next_range, (0, 0), cap, false) {
+                        Some((candidates, count)) => {
+                            (candidates, count, Some(k), Some(k), (0, 0), false)
                         }
+                        None => (Vec::new(), 0, Some(k), Some(k), (0, 0), false),
                     }
                 }
             } else {
@@ -660,9 +689,15 @@ impl Search {
                 fence,
             });
         };
-        while let Some(frame) = stack.pop() {
-            self.pop(frame);
+        if matches!(decision, Decision::Budget) {
+            // The search ends here: resetting would only spend time past the
+            // budget.
+            return decision;
         }
+        // Back to the empty plan at once: popping a deep stack frame by
+        // frame recomputes floors all the way down.
+        drop(stack);
+        self.reset();
         decision
     }
 }

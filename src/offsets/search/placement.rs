@@ -16,6 +16,10 @@ impl Search {
         self.offset[p] = offset;
         self.placed_count += 1;
         self.arena = self.arena.max(end);
+        for &q in &self.lifted_list {
+            self.lifted[q] = false;
+        }
+        self.lifted_list.clear();
         let Search {
             overlaps,
             sections,
@@ -24,12 +28,16 @@ impl Search {
             unplaced_neighbours,
             offset: offsets,
             floor,
+            lifted,
+            lifted_list,
             ..
         } = self;
         for_each_conflict(overlaps, sections, by_start, starts_at, p, |q| {
             unplaced_neighbours[q] -= 1;
             if offsets[q] == UNPLACED && floor[q] < end {
                 floor[q] = end;
+                lifted[q] = true;
+                lifted_list.push(q);
             }
         });
         let (lo, hi) = self.sections[p];
@@ -54,20 +62,14 @@ impl Search {
         }
         for (q, old) in self.rank_log.drain(frame.rank_log_len..).rev() {
             self.rank[q] = old;
-            self.by_rank[old] = q;
         }
     }
 
     /// The preorder key of `p` (compared decreasing): lifetime length, area
     /// and `total`, the unplaced bytes of `p`'s busiest section now, in the
     /// order of the current preorder.
-    pub(super) fn preorder_key(&self, p: usize) -> (u128, u128, u128) {
-        let (lo, hi) = self.sections[p];
-        let total = self.section_unplaced[lo..hi]
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(0) as u128;
+    pub(super) fn preorder_key(&self, p: usize, total: usize) -> (u128, u128, u128) {
+        let total = total as u128;
         let (length, area) = (self.length[p], self.area[p]);
         match self.preorder {
             0 => (length, area, total),
@@ -87,11 +89,15 @@ impl Search {
             .collect();
         let mut ranks: Vec<usize> = members.iter().map(|&q| self.rank[q]).collect();
         ranks.sort_unstable();
-        // Each key once: a total costs a pass over the tensor's sections.
+        // Each key once; the totals from a table of range maxima when the
+        // component is wide enough that long tensors would cost a pass each.
+        let busiest = Maxima::new(&self.section_unplaced[lo..hi], hi - lo >= WIDE);
         let mut keyed: Vec<((u128, u128, u128), usize)> = members
             .iter()
             .map(|&q| {
-                let (a, b, c) = self.preorder_key(q);
+                let (q_lo, q_hi) = self.sections[q];
+                let total = busiest.max(q_lo - lo, q_hi - lo);
+                let (a, b, c) = self.preorder_key(q, total);
                 ((!a, !b, !c), q)
             })
             .collect();
@@ -102,7 +108,6 @@ impl Search {
             if self.rank[q] != r {
                 self.rank_log.push((q, self.rank[q]));
                 self.rank[q] = r;
-                self.by_rank[r] = q;
             }
         }
     }
@@ -143,6 +148,27 @@ impl Search {
         self.arena = arena;
     }
 
+    /// Back to the empty partial plan, as popping every frame would leave it
+    /// (ranks aside, which each decision sets anew).
+    pub(super) fn reset(&mut self) {
+        self.offset.fill(UNPLACED);
+        self.floor.fill(0);
+        self.tops.clear();
+        let (unplaced, spanning, neighbours) = &self.empty;
+        self.section_unplaced.copy_from_slice(unplaced);
+        self.spanning.copy_from_slice(spanning);
+        self.unplaced_neighbours.copy_from_slice(neighbours);
+        for &q in &self.lifted_list {
+            self.lifted[q] = false;
+        }
+        self.lifted_list.clear();
+        self.rank_log.clear();
+        self.placed_count = 0;
+        self.arena = 0;
+        self.stack_keys = 0;
+        self.stack_candidates = 0;
+    }
+
     /// Keeps the complete plan as the new incumbent.
     pub(super) fn record(&mut self) {
         self.best_arena = self.arena;
@@ -173,5 +199,48 @@ fn for_each_conflict(
     });
     for &q in &by_start[starts_at[lo + 1]..starts_at[hi]] {
         f(q);
+    }
+}
+
+/// Components of at least this many sections get a table of range maxima
+/// for their re-ranking.
+const WIDE: usize = 256;
+
+/// Maxima of the ranges of a slice: a sparse table (level `j` holds the
+/// maxima of the runs of `2^j`), or the slice itself, scanned per query.
+struct Maxima<'a> {
+    values: &'a [usize],
+    levels: Vec<Vec<usize>>,
+}
+
+impl<'a> Maxima<'a> {
+    fn new(values: &'a [usize], table: bool) -> Self {
+        let mut levels: Vec<Vec<usize>> = Vec::new();
+        if table {
+            let mut width = 1;
+            while 2 * width <= values.len() {
+                let below = levels.last().map_or(values, |level| level.as_slice());
+                let level = (0..=values.len() - 2 * width)
+                    .map(|i| below[i].max(below[i + width]))
+                    .collect();
+                levels.push(level);
+                width *= 2;
+            }
+        }
+        Maxima { values, levels }
+    }
+
+    /// The maximum of `values[a..b]`, `a < b`.
+    fn max(&self, a: usize, b: usize) -> usize {
+        if self.levels.is_empty() {
+            return self.values[a..b].iter().copied().max().unwrap_or(0);
+        }
+        let j = (b - a).ilog2() as usize;
+        let level = if j == 0 {
+            self.values
+        } else {
+            self.levels[j - 1].as_slice()
+        };
+        level[a].max(level[b - (1 << j)])
     }
 }

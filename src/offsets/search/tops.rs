@@ -32,6 +32,13 @@ impl Tops {
         })
     }
 
+    /// No placement at all.
+    pub(super) fn clear(&mut self) {
+        self.tag.fill(0);
+        self.below.fill(0);
+        self.log.clear();
+    }
+
     /// Length of the log, to [`Tops::undo`] to.
     pub(super) fn log_len(&self) -> usize {
         self.log.len()
