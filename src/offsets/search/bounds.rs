@@ -69,6 +69,7 @@ impl Search {
         // tensors in increasing floor, each section once, skipping painted
         // ones through a path-compressed "next unpainted section" forest.
         self.unpaint(scan);
+        self.slack = usize::MAX;
         for &key in &keys {
             let q = tensor_of(key);
             if !self.paint(q, self.floor[q], monotone_floor, cap) {
@@ -147,6 +148,14 @@ impl Search {
         let mut lowest_top = usize::MAX;
         let mut dead_end = false;
         self.unpaint((lo, hi));
+        // Every unplaced tensor rests at most at `ceiling`, so a section with
+        // at most `cap - ceiling` unplaced bytes passes whatever its lowest
+        // floor: the paint may stop once the other, tight ones are painted.
+        let ceiling = keys.last().map_or(0, |&key| (key >> 64) as usize).max(top);
+        self.slack = cap.saturating_sub(ceiling);
+        self.tight = (lo..hi)
+            .filter(|&s| self.section_unplaced[s] > self.slack)
+            .count();
         let mut raised = std::mem::take(&mut self.raised);
         raised.clear();
         // Unchanged keys below `top`, then (from `rest`) those at or above.
@@ -178,13 +187,17 @@ impl Search {
                 flushed = true;
                 rest = out.len();
                 for &r in &raised {
-                    passes &= self.paint(r, top, monotone_floor, cap);
+                    if self.tight > 0 {
+                        passes &= self.paint(r, top, monotone_floor, cap);
+                    }
                 }
             }
             if lifted {
                 raised.push(q);
             } else {
-                passes &= self.paint(q, old_floor, monotone_floor, cap);
+                if self.tight > 0 {
+                    passes &= self.paint(q, old_floor, monotone_floor, cap);
+                }
                 out.push(key);
             }
             if !passes || dead_end {
@@ -195,7 +208,9 @@ impl Search {
         if passes && !flushed {
             rest = out.len();
             for &r in &raised {
-                passes &= self.paint(r, top, monotone_floor, cap);
+                if self.tight > 0 {
+                    passes &= self.paint(r, top, monotone_floor, cap);
+                }
             }
         }
         if passes {
@@ -294,13 +309,14 @@ impl Search {
     /// Makes the sections `lo..hi` unpainted (and `hi` the sentinel).
     pub(super) fn unpaint(&mut self, (lo, hi): (usize, usize)) {
         for s in lo..=hi {
-            self.next_unpainted[s] = s;
+            self.next_unpainted[s] = s as u32;
         }
     }
 
     /// Paints the unpainted sections of `q` with `floor`, their lowest floor;
     /// false if one of them cannot hold its unplaced bytes above that floor
-    /// (and `monotone_floor`) within `cap`.
+    /// (and `monotone_floor`) within `cap`. Counts down `tight` for each
+    /// section painted with more than `slack` unplaced bytes.
     pub(super) fn paint(
         &mut self,
         q: usize,
@@ -313,11 +329,13 @@ impl Search {
         let base = floor.max(monotone_floor);
         let mut s = self.find_unpainted(lo);
         while s < hi {
-            if base.saturating_add(self.section_unplaced[s]) > cap {
+            let bytes = self.section_unplaced[s];
+            if base.saturating_add(bytes) > cap {
                 self.hot = Some(s);
                 return false;
             }
-            self.next_unpainted[s] = s + 1;
+            self.tight -= usize::from(bytes > self.slack);
+            self.next_unpainted[s] = s as u32 + 1;
             s = self.find_unpainted(s + 1);
         }
         true
@@ -327,13 +345,13 @@ impl Search {
     /// sentinel that is never painted).
     pub(super) fn find_unpainted(&mut self, s: usize) -> usize {
         let mut root = s;
-        while self.next_unpainted[root] != root {
-            root = self.next_unpainted[root];
+        while self.next_unpainted[root] as usize != root {
+            root = self.next_unpainted[root] as usize;
         }
         let mut at = s;
-        while self.next_unpainted[at] != root {
-            let next = self.next_unpainted[at];
-            self.next_unpainted[at] = root;
+        while self.next_unpainted[at] as usize != root {
+            let next = self.next_unpainted[at] as usize;
+            self.next_unpainted[at] = root as u32;
             at = next;
         }
         root

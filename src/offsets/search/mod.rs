@@ -312,7 +312,11 @@ struct Search {
     placed_count: usize,
     arena: usize,
     /// Scratch: the "next unpainted section" forest of `candidates`.
-    next_unpainted: Vec<usize>,
+    next_unpainted: Vec<u32>,
+    /// Scratch of the paint: sections with more unplaced bytes than `slack`
+    /// are tight, and `tight` of them are still unpainted.
+    slack: usize,
+    tight: usize,
     /// Scratch: the (floor, rank) keys of `candidates`.
     scratch: Vec<u128>,
     /// Scratch: the tensors whose floor a placement raised.
@@ -421,6 +425,8 @@ impl Search {
             placed_count: 0,
             arena: 0,
             next_unpainted: fallible::filled(section_count + 1, 0)?,
+            slack: usize::MAX,
+            tight: 0,
             scratch: fallible::with_capacity(n)?,
             raised: fallible::with_capacity(n)?,
             merged: fallible::with_capacity(n)?,

@@ -31,7 +31,8 @@ impl Overlaps {
             tile(leaves, range, |v| sizes[v + 1] += 1);
         }
         let total: usize = sizes.iter().sum();
-        if total > u32::MAX as usize || ranges.len() > u32::MAX as usize {
+        let beyond = u32::MAX as usize;
+        if total > beyond || ranges.len() > beyond || count >= beyond {
             return Err(PlanError::OutOfMemory {
                 bytes: total.saturating_mul(4),
             });
