@@ -74,20 +74,24 @@
 //!
 //! # Complexity
 //!
-//! Exponential in the worst case; bounded by the budget. A placement costs
-//! `O(d + m + S)` to check: `d` conflicts of the placed tensor, `m` unplaced
-//! tensors of the active component, visited in the floor order kept from the
-//! node it was chosen in (only the placed tensor's conflicts changed floor,
-//! all to the same height, so no sort is needed), and `S` sections, each
-//! given its lowest floor once through a path-compressed forest. A placement
-//! that passes costs `O(m log m)` more to sort its node's candidates.
-//! Memory: the conflict lists, `O(n + E)` (counted first, and refused when
-//! larger than half the memory the machine can back; when they would pass
-//! the heuristic's list limit, 4 M entries, no search runs and the start plan
-//! is returned with the peak as its lower bound); a candidate list per
-//! level of the depth-first stack, `O(n²)` at most but short in practice;
+//! Exponential in the worst case; bounded by the budget. A placement that
+//! breaks the bound of the section that failed last is refused first, from
+//! the tensors live there alone (at a tight section most placements fail
+//! so). Otherwise it costs `O(d + m + S)` to check: `d` conflicts of the
+//! placed tensor, found without lists (`overlaps`, a segment tree of section
+//! ranges, `O(d + log S)`), `m` unplaced tensors of the active component,
+//! visited in the floor order kept from the node it was chosen in (only the
+//! placed tensor's conflicts changed floor, all to the same height, so the
+//! new order is a merge), and `S` sections, each given its lowest floor once
+//! through a path-compressed forest until every section that could fail has
+//! one. Taking a placement back recomputes the floors it raised from a tree
+//! of placed tops (`tops`, `O(log S)` each), so nothing `O(E)` is logged;
+//! `E`, the conflicting pairs, grows towards `n²` at compiler scale.
+//! Memory: `O(n log S)` for the trees, `O(n + S)` for the partial plan;
 //! sorted keys for the top level, `O(n)`, and for the levels below it at
-//! most [`STACK_KEYS`] in total (the others are rebuilt when returned to).
+//! most [`STACK_KEYS`] in total, and candidate lists of at most
+//! [`STACK_CANDIDATES`] in total beyond the top frame's (the others are
+//! rebuilt when returned to).
 
 use std::time::Instant;
 
@@ -241,7 +245,7 @@ struct Frame {
 /// smaller than `start`, a sound plan, within `budget`. `peak` is the peak of
 /// live bytes.
 ///
-/// Errors: [`PlanError::OutOfMemory`] if the conflict lists cannot be had.
+/// Errors: [`PlanError::OutOfMemory`] if its working memory cannot be had.
 pub(crate) fn improve(
     tensors: &[TensorLifetime],
     start: MemoryPlan,

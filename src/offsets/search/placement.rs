@@ -244,3 +244,25 @@ impl<'a> Maxima<'a> {
         level[a].max(level[b - (1 << j)])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Maxima;
+
+    /// The table's range maxima are those of a scan, on seeded random slices.
+    #[test]
+    fn table_maxima_match_a_scan() {
+        let mut rng = crate::rng::XorShift(0x94D0_49BB_1331_11EB);
+        for _ in 0..100 {
+            let values: Vec<usize> = (0..1 + rng.below(70)).map(|_| rng.below(1000)).collect();
+            let (table, scan) = (Maxima::new(&values, true), Maxima::new(&values, false));
+            for a in 0..values.len() {
+                for b in a + 1..=values.len() {
+                    let expected = values[a..b].iter().copied().max().unwrap();
+                    assert_eq!(table.max(a, b), expected, "{a}..{b} of {values:?}");
+                    assert_eq!(scan.max(a, b), expected);
+                }
+            }
+        }
+    }
+}

@@ -152,8 +152,8 @@ mod tests {
                         *t = (*t).max(top);
                     }
                 }
-                for s in 0..count {
-                    assert_eq!(tops.at(s), plain[s]);
+                for (s, &top) in plain.iter().enumerate() {
+                    assert_eq!(tops.at(s), top);
                 }
                 let (a, b) = (rng.below(count), rng.below(count));
                 let range = (a.min(b), a.max(b) + 1);
