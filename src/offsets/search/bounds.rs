@@ -4,6 +4,14 @@
 
 use super::{Search, UNPLACED};
 
+/// A tensor's section range and size, as the bounds read them together.
+#[derive(Clone, Copy)]
+pub(super) struct Span {
+    pub(super) lo: u32,
+    pub(super) hi: u32,
+    pub(super) size: usize,
+}
+
 impl Search {
     /// The section range of the leftmost group of unplaced tensors that no
     /// section boundary separates, if any tensor is unplaced.

@@ -93,19 +93,18 @@
 //! [`STACK_CANDIDATES`] in total beyond the top frame's (the others are
 //! rebuilt when returned to).
 
-use std::time::Instant;
-
 mod bounds;
 mod overlaps;
 mod placement;
 mod tops;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::conflicts::{gcd, lifetime_length, Degrees, Sections};
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
+use bounds::Span;
 use overlaps::Overlaps;
 use tops::Tops;
 
@@ -188,14 +187,6 @@ enum Decision {
     NodeLimit,
     /// The caller's budget was spent.
     Budget,
-}
-
-/// A tensor's section range and size, as the bounds read them together.
-#[derive(Clone, Copy)]
-struct Span {
-    lo: u32,
-    hi: u32,
-    size: usize,
 }
 
 /// One choice point of a decision: which tensor of the active component to
@@ -330,6 +321,8 @@ struct Search {
     /// Keys and candidates held by the frames of the stack.
     stack_keys: usize,
     stack_candidates: usize,
+    /// [`STACK_KEYS`] and [`STACK_CANDIDATES`] (tests lower them).
+    stack_limits: (usize, usize),
     /// Tensors by first section, and where each section's run starts in it.
     by_start: Vec<usize>,
     starts_at: Vec<usize>,
@@ -436,6 +429,7 @@ impl Search {
             merged: fallible::with_capacity(n)?,
             stack_keys: 0,
             stack_candidates: 0,
+            stack_limits: (STACK_KEYS, STACK_CANDIDATES),
             by_start,
             starts_at,
             unplaced_neighbours,
@@ -552,16 +546,7 @@ impl Search {
                 let (tops_len, arena) = (frame.tops_log_len, frame.arena_before);
                 self.unplace(p, tops_len, arena);
                 if stack[k].dropped {
-                    // The partial plan is again as when they were made.
-                    let frame = &stack[k];
-                    let (scan, range, after, monotone) =
-                        (frame.scan, frame.range, frame.after, frame.monotone);
-                    let candidates = self
-                        .candidates(scan, range, after, cap, monotone)
-                        .map_or(Vec::new(), |(candidates, _)| candidates);
-                    self.stack_candidates += candidates.len();
-                    stack[k].candidates = candidates;
-                    stack[k].dropped = false;
+                    self.restore_candidates(&mut stack[k], cap);
                 }
                 if stack[k].hatless {
                     stack[k].next = stack[k].candidates.len();
@@ -670,12 +655,12 @@ impl Search {
             let (candidates, count, owner, fence, after, monotone) = child;
             self.nodes += 1;
             self.stack_keys += self.scratch.len();
-            if self.stack_keys > STACK_KEYS {
+            if self.stack_keys > self.stack_limits.0 {
                 self.stack_keys -= stack[k].keys.len();
                 stack[k].keys = Vec::new();
             }
             self.stack_candidates += candidates.len();
-            if self.stack_candidates > STACK_CANDIDATES && !stack[k].dropped {
+            if self.stack_candidates > self.stack_limits.1 && !stack[k].dropped {
                 self.stack_candidates -= stack[k].candidates.len();
                 stack[k].candidates = Vec::new();
                 stack[k].dropped = true;

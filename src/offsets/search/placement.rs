@@ -53,6 +53,17 @@ impl Search {
         cut
     }
 
+    /// Rebuilds the candidates `frame` gave up, once the partial plan is
+    /// again as when they were made.
+    pub(super) fn restore_candidates(&mut self, frame: &mut Frame, cap: usize) {
+        let (scan, range, after, monotone) = (frame.scan, frame.range, frame.after, frame.monotone);
+        frame.candidates = self
+            .candidates(scan, range, after, cap, monotone)
+            .map_or(Vec::new(), |(candidates, _)| candidates);
+        self.stack_candidates += frame.candidates.len();
+        frame.dropped = false;
+    }
+
     /// Undoes a frame: its placement, then its re-ranking.
     pub(super) fn pop(&mut self, frame: Frame) {
         self.stack_keys -= frame.keys.len();
@@ -247,7 +258,53 @@ impl<'a> Maxima<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Degrees, Search, SearchBudget};
     use super::Maxima;
+    use crate::offsets::{try_peak_live_bytes, try_plan_offsets, TensorLifetime};
+
+    /// Frames that give their keys and candidates up and rebuild them when
+    /// returned to search exactly as frames that keep them: the same arena,
+    /// bound and node count on seeded random tables, with limits of one
+    /// entry against the defaults.
+    #[test]
+    fn rebuilt_frames_search_as_kept_ones() {
+        let mut rng = crate::rng::XorShift(0xBF58_476D_1CE4_E5B9);
+        let mut searched = 0;
+        for _ in 0..60 {
+            let count = 20 + rng.below(40);
+            let tensors: Vec<TensorLifetime> = (0..count)
+                .map(|_| {
+                    let (a, b) = (rng.below(30), rng.below(30));
+                    TensorLifetime::new(1 + rng.below(100), a.min(b), a.max(b))
+                })
+                .collect();
+            let peak = try_peak_live_bytes(&tensors).unwrap();
+            let budget = SearchBudget {
+                time: None,
+                nodes: Some(3_000),
+            };
+            let run = |limits: Option<(usize, usize)>| {
+                let start = try_plan_offsets(&tensors).unwrap();
+                let degrees = Degrees::new(&tensors).unwrap();
+                let mut search =
+                    Search::new(&tensors, degrees, start, peak, &budget, None).unwrap();
+                if let Some(limits) = limits {
+                    search.stack_limits = limits;
+                }
+                search.run();
+                (
+                    search.best_arena,
+                    search.lower_bound,
+                    search.nodes,
+                    search.best_offsets,
+                )
+            };
+            let kept = run(None);
+            assert_eq!(run(Some((1, 1))), kept, "{tensors:?}");
+            searched += usize::from(kept.2 > 0);
+        }
+        assert!(searched > 30, "{searched} searches");
+    }
 
     /// The table's range maxima are those of a scan, on seeded random slices.
     #[test]
