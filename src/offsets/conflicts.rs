@@ -20,9 +20,9 @@ pub(crate) struct Conflicts {
 }
 
 /// Above this many list entries (each end of a conflicting pair, 8 bytes
-/// each), the heuristic plans without conflict lists and the search does not
-/// build them: 4 M entries are 32 MiB, half the memory allowed beyond a
-/// large input.
+/// each), the heuristic plans without conflict lists (the search never builds
+/// them): 4 M entries are 32 MiB, half the memory allowed beyond a large
+/// input.
 pub(crate) const LIST_ENTRY_LIMIT: usize = 4 << 20;
 
 /// The planned tensors and how many conflicts each has, counted without

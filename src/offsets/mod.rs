@@ -25,7 +25,7 @@
 //! |---|---|---|---|---|---|
 //! | [`Strategy::Greedy`] ([`try_plan_offsets`]) | `greedy` | best fit in decreasing size | `O(n log n + Σ k_i log k_i)`, `O(n² log n)` at worst | `O(n log n)` | the specification's plan, bit for bit |
 //! | [`Strategy::Heuristic`] | `heuristic` | the best of nine orderings and three placement rules, then a seeded perturbation walk | `O(n² + E)` per placement, a bounded number of placements | `O(n + E)` conflict lists up to 4 M entries (32 MiB); above that, no lists: `O(n)` with a k-d tree over lifetimes, the same rules | deterministic; never worse than greedy |
-//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the heuristic's plan | exponential at worst, bounded by [`SearchBudget`] (time from the start of the call) | `O(n + E)` plus a bounded key stack; above the heuristic's list limit the search is skipped and the heuristic's plan returned with the peak as the bound | optimal when it reports `proven_optimal` |
+//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the heuristic's plan | exponential at worst, bounded by [`SearchBudget`] (time from the start of the call) | `O(n log n)` without conflict lists, plus bounded key and candidate stacks | optimal when it reports `proven_optimal` |
 //! | [`try_peak_live_bytes`] | `peak` | the lower bound, not a plan | `O(n log n)` | `O(n)` | exact |
 //!
 //! `k_i` is the number of placed tensors whose lifetimes meet tensor `i`'s,
@@ -140,8 +140,8 @@ pub struct PlanReport {
 /// `first_use > last_use`; [`PlanError::Overflow`] naming a tensor whose size
 /// rounded up to the alignment, or whose end offset, would pass `usize::MAX`;
 /// [`PlanError::OutOfMemory`] if scratch memory cannot be had (the heuristic
-/// and the search build conflict lists of up to `n²/2` pairs, and refuse
-/// lists larger than half the memory the machine can back).
+/// builds conflict lists of up to `n²/2` pairs, and refuses lists larger
+/// than half the memory the machine can back).
 ///
 /// `Strategy::Greedy` with alignment 1 returns exactly
 /// [`try_plan_offsets`]`(tensors)`.
@@ -184,8 +184,7 @@ pub fn try_plan_offsets_with(
             let start = heuristic_or_greedy(&rounded, deadline)?;
             let budget = options.budget;
             if deadline.is_some_and(|d| Instant::now() >= d) {
-                // Spent before the search could begin: its conflict lists
-                // alone would overrun the budget.
+                // Spent before the search could begin.
                 {
                     let bound = peak.min(start.arena_size);
                     (start, bound, 0)

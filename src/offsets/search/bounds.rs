@@ -4,6 +4,14 @@
 
 use super::{Search, UNPLACED};
 
+/// A tensor's section range and size, as the bounds read them together.
+#[derive(Clone, Copy)]
+pub(super) struct Span {
+    pub(super) lo: u32,
+    pub(super) hi: u32,
+    pub(super) size: usize,
+}
+
 impl Search {
     /// The section range of the leftmost group of unplaced tensors that no
     /// section boundary separates, if any tensor is unplaced.
@@ -69,8 +77,9 @@ impl Search {
         // tensors in increasing floor, each section once, skipping painted
         // ones through a path-compressed "next unpainted section" forest.
         self.unpaint(scan);
+        self.slack = usize::MAX;
         for &key in &keys {
-            let q = self.by_rank[key as u64 as usize];
+            let q = tensor_of(key);
             if !self.paint(q, self.floor[q], monotone_floor, cap) {
                 self.scratch = keys;
                 return None;
@@ -78,7 +87,7 @@ impl Search {
         }
         let candidates: Vec<usize> = keys
             .iter()
-            .map(|&key| self.by_rank[key as u64 as usize])
+            .map(|&key| tensor_of(key))
             .filter(|&q| {
                 in_range(self.sections[q], component)
                     && (self.floor[q], self.rank[q]) > after
@@ -99,17 +108,15 @@ impl Search {
     ) -> bool {
         (lo..hi).all(|s| {
             let bytes = self.section_unplaced[s];
-            bytes == 0
-                || self.section_top[s]
-                    .max(monotone_floor)
-                    .saturating_add(bytes)
-                    <= cap
+            bytes == 0 || self.tops.at(s).max(monotone_floor).saturating_add(bytes) <= cap
         })
     }
 
-    /// `q`'s (floor, rank) as one integer, ordered as the pair.
+    /// `q`'s (floor, rank) as one integer, ordered as the pair, with `q`
+    /// itself in the low 32 bits ([`tensor_of`]), which the distinct ranks
+    /// leave out of the order.
     pub(super) fn key(&self, q: usize) -> u128 {
-        ((self.floor[q] as u128) << 64) | self.rank[q] as u128
+        ((self.floor[q] as u128) << 64) | ((self.rank[q] as u128) << 32) | q as u128
     }
 
     /// The sorted (floor, rank) keys of the unplaced tensors of the sections
@@ -129,62 +136,195 @@ impl Search {
     /// the sorted keys of the frame `p` was chosen in. Only `p`'s conflicts
     /// changed floor since, all up to `p`'s top, so the floor order is
     /// known without sorting: the keys below that top, then the raised
-    /// tensors, then the rest.
+    /// tensors, then the rest. When the bounds hold, leaves the new sorted
+    /// keys of the component's unplaced tensors in `scratch` (the raised
+    /// ones merged in by rank), as [`Search::candidates`] would make them,
+    /// and returns the number of unplaced tensors of `component` (the part
+    /// left to place) and their lowest `floor + size`. `None` if a bound
+    /// fails or a tensor behind `p` can never be placed.
     pub(super) fn passes_bounds_after(
         &mut self,
         keys: &[u128],
         (lo, hi): (usize, usize),
+        component: (usize, usize),
         p: usize,
         cap: usize,
-    ) -> bool {
+    ) -> Option<(usize, usize)> {
         let monotone_floor = self.offset[p];
         let top = monotone_floor + self.sizes[p];
+        let mut count = 0usize;
+        let mut lowest_top = usize::MAX;
+        let mut dead_end = false;
         self.unpaint((lo, hi));
+        // Every unplaced tensor rests at most at `ceiling`, so a section with
+        // at most `cap - ceiling` unplaced bytes passes whatever its lowest
+        // floor: the paint may stop once the other, tight ones are painted.
+        let ceiling = keys.last().map_or(0, |&key| (key >> 64) as usize).max(top);
+        self.slack = cap.saturating_sub(ceiling);
+        self.tight = (lo..hi)
+            .filter(|&s| self.section_unplaced[s] > self.slack)
+            .count();
         let mut raised = std::mem::take(&mut self.raised);
         raised.clear();
+        // Unchanged keys below `top`, then (from `rest`) those at or above.
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        let mut rest = usize::MAX;
         let mut passes = true;
         let mut flushed = false;
+        let after_key = self.key(p);
         for &key in keys {
-            let q = self.by_rank[key as u64 as usize];
-            let (q_lo, _) = self.sections[q];
-            if self.offset[q] != UNPLACED || q_lo < lo || q_lo >= hi {
+            let q = tensor_of(key);
+            // The frame's keys are of the tensors unplaced when it was made:
+            // since then only `p` was placed.
+            let span = self.spans[q];
+            let q_lo = span.lo as usize;
+            if q == p || q_lo < lo || q_lo >= hi {
                 continue;
             }
             let old_floor = (key >> 64) as usize;
+            let lifted = self.lifted[q];
+            let floor = if lifted { top } else { old_floor };
+            // Raised tensors rest above `p`, the others keep their keys.
+            dead_end |= !lifted && key < after_key && self.unplaced_neighbours[q] == 0;
+            if component.0 <= q_lo && q_lo < component.1 {
+                count += 1;
+                lowest_top = lowest_top.min(floor.saturating_add(span.size));
+            }
             if !flushed && old_floor >= top {
                 flushed = true;
+                rest = out.len();
                 for &r in &raised {
-                    passes &= self.paint(r, top, monotone_floor, cap);
+                    if self.tight > 0 {
+                        passes &= self.paint(r, top, monotone_floor, cap);
+                    }
                 }
             }
-            if self.floor[q] != old_floor {
+            if lifted {
                 raised.push(q);
             } else {
-                passes &= self.paint(q, old_floor, monotone_floor, cap);
+                if self.tight > 0 {
+                    passes &= self.paint(q, old_floor, monotone_floor, cap);
+                }
+                out.push(key);
             }
-            if !passes {
+            if !passes || dead_end {
                 break;
             }
         }
+        passes &= !dead_end;
         if passes && !flushed {
+            rest = out.len();
             for &r in &raised {
-                passes &= self.paint(r, top, monotone_floor, cap);
+                if self.tight > 0 {
+                    passes &= self.paint(r, top, monotone_floor, cap);
+                }
             }
         }
+        if passes {
+            // The raised tensors all rest at `top` now: in rank order, they
+            // merge into the unchanged keys from `top` up.
+            let mut merged = std::mem::take(&mut self.merged);
+            merged.clear();
+            merged.extend(raised.iter().map(|&r| self.key(r)));
+            merged.sort_unstable();
+            let tail = merged.len();
+            merged.extend_from_slice(&out[rest..]);
+            out.truncate(rest);
+            let (raised_keys, unchanged) = merged.split_at(tail);
+            let (mut a, mut b) = (0, 0);
+            while a < raised_keys.len() && b < unchanged.len() {
+                if raised_keys[a] < unchanged[b] {
+                    out.push(raised_keys[a]);
+                    a += 1;
+                } else {
+                    out.push(unchanged[b]);
+                    b += 1;
+                }
+            }
+            out.extend_from_slice(&raised_keys[a..]);
+            out.extend_from_slice(&unchanged[b..]);
+            self.merged = merged;
+        }
+        self.scratch = out;
         self.raised = raised;
-        passes
+        passes.then_some((count, lowest_top))
+    }
+
+    /// [`Search::candidates`] of the sequence continuing in `component`
+    /// after `after` once [`Search::passes_bounds_after`] passed, left the
+    /// sorted keys in `scratch` and found the component's `lowest_top`: the
+    /// same candidates without sorting or painting again (its bounds are
+    /// the ones just checked, and each section's highest top is at most its
+    /// lowest floor).
+    pub(super) fn continuing_candidates(
+        &mut self,
+        component: (usize, usize),
+        after: (usize, usize),
+        lowest_top: usize,
+    ) -> Vec<usize> {
+        let keys = std::mem::take(&mut self.scratch);
+        let in_range = |(lo, _): (usize, usize)| component.0 <= lo && lo < component.1;
+        let candidates: Vec<usize> = keys
+            .iter()
+            .take_while(|&&key| ((key >> 64) as usize) < lowest_top)
+            .map(|&key| tensor_of(key))
+            .filter(|&q| {
+                in_range((self.spans[q].lo as usize, 0)) && (self.floor[q], self.rank[q]) > after
+            })
+            .collect();
+        self.scratch = keys;
+        candidates
+    }
+
+    /// Whether placing `p` at its floor would break the bound of the
+    /// section that failed last, if it lies in the component with section
+    /// range `(lo, hi)`: the check [`Search::passes_bounds_after`] makes
+    /// there, from the tensors live in that one section. A cheap way to
+    /// refuse the many placements that fail at one tight section.
+    pub(super) fn fails_at_hot_section(
+        &self,
+        p: usize,
+        (lo, hi): (usize, usize),
+        cap: usize,
+    ) -> bool {
+        let Some(s) = self.hot.filter(|&s| lo <= s && s < hi) else {
+            return false;
+        };
+        let (p_lo, p_hi) = self.sections[p];
+        let offset = self.floor[p];
+        let top = offset + self.sizes[p];
+        let mut bytes = self.section_unplaced[s];
+        if p_lo <= s && s < p_hi {
+            bytes -= self.sizes[p];
+        }
+        if bytes == 0 {
+            return false;
+        }
+        // The unplaced tensors live in `s` all belong to the component.
+        let mut lowest = usize::MAX;
+        self.overlaps.live_in(s, |q| {
+            if q == p || self.offset[q] != UNPLACED {
+                return;
+            }
+            let (q_lo, q_hi) = self.sections[q];
+            let raised = q_lo < p_hi && p_lo < q_hi && self.floor[q] < top;
+            lowest = lowest.min(if raised { top } else { self.floor[q] });
+        });
+        lowest.max(offset).saturating_add(bytes) > cap
     }
 
     /// Makes the sections `lo..hi` unpainted (and `hi` the sentinel).
     pub(super) fn unpaint(&mut self, (lo, hi): (usize, usize)) {
         for s in lo..=hi {
-            self.next_unpainted[s] = s;
+            self.next_unpainted[s] = s as u32;
         }
     }
 
     /// Paints the unpainted sections of `q` with `floor`, their lowest floor;
     /// false if one of them cannot hold its unplaced bytes above that floor
-    /// (and `monotone_floor`) within `cap`.
+    /// (and `monotone_floor`) within `cap`. Counts down `tight` for each
+    /// section painted with more than `slack` unplaced bytes.
     pub(super) fn paint(
         &mut self,
         q: usize,
@@ -192,14 +332,18 @@ impl Search {
         monotone_floor: usize,
         cap: usize,
     ) -> bool {
-        let (lo, hi) = self.sections[q];
+        let span = self.spans[q];
+        let (lo, hi) = (span.lo as usize, span.hi as usize);
         let base = floor.max(monotone_floor);
         let mut s = self.find_unpainted(lo);
         while s < hi {
-            if base.saturating_add(self.section_unplaced[s]) > cap {
+            let bytes = self.section_unplaced[s];
+            if base.saturating_add(bytes) > cap {
+                self.hot = Some(s);
                 return false;
             }
-            self.next_unpainted[s] = s + 1;
+            self.tight -= usize::from(bytes > self.slack);
+            self.next_unpainted[s] = s as u32 + 1;
             s = self.find_unpainted(s + 1);
         }
         true
@@ -209,15 +353,20 @@ impl Search {
     /// sentinel that is never painted).
     pub(super) fn find_unpainted(&mut self, s: usize) -> usize {
         let mut root = s;
-        while self.next_unpainted[root] != root {
-            root = self.next_unpainted[root];
+        while self.next_unpainted[root] as usize != root {
+            root = self.next_unpainted[root] as usize;
         }
         let mut at = s;
-        while self.next_unpainted[at] != root {
-            let next = self.next_unpainted[at];
-            self.next_unpainted[at] = root;
+        while self.next_unpainted[at] as usize != root {
+            let next = self.next_unpainted[at] as usize;
+            self.next_unpainted[at] = root as u32;
             at = next;
         }
         root
     }
+}
+
+/// The tensor of a key made by [`Search::key`].
+pub(super) fn tensor_of(key: u128) -> usize {
+    key as u32 as usize
 }

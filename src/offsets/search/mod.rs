@@ -74,32 +74,39 @@
 //!
 //! # Complexity
 //!
-//! Exponential in the worst case; bounded by the budget. A placement costs
-//! `O(d + m + S)` to check: `d` conflicts of the placed tensor, `m` unplaced
-//! tensors of the active component, visited in the floor order kept from the
-//! node it was chosen in (only the placed tensor's conflicts changed floor,
-//! all to the same height, so no sort is needed), and `S` sections, each
-//! given its lowest floor once through a path-compressed forest. A placement
-//! that passes costs `O(m log m)` more to sort its node's candidates.
-//! Memory: the conflict lists, `O(n + E)` (counted first, and refused when
-//! larger than half the memory the machine can back; when they would pass
-//! the heuristic's list limit, 4 M entries, no search runs and the start plan
-//! is returned with the peak as its lower bound); a candidate list per
-//! level of the depth-first stack, `O(n²)` at most but short in practice;
+//! Exponential in the worst case; bounded by the budget. A placement that
+//! breaks the bound of the section that failed last is refused first, from
+//! the tensors live there alone (at a tight section most placements fail
+//! so). Otherwise it costs `O(d + m + S)` to check: `d` conflicts of the
+//! placed tensor, found without lists (`overlaps`, a segment tree of section
+//! ranges, `O(d + log S)`), `m` unplaced tensors of the active component,
+//! visited in the floor order kept from the node it was chosen in (only the
+//! placed tensor's conflicts changed floor, all to the same height, so the
+//! new order is a merge), and `S` sections, each given its lowest floor once
+//! through a path-compressed forest until every section that could fail has
+//! one. Taking a placement back recomputes the floors it raised from a tree
+//! of placed tops (`tops`, `O(log S)` each), so nothing `O(E)` is logged;
+//! `E`, the conflicting pairs, grows towards `n²` at compiler scale.
+//! Memory: `O(n log S)` for the trees, `O(n + S)` for the partial plan;
 //! sorted keys for the top level, `O(n)`, and for the levels below it at
-//! most [`STACK_KEYS`] in total (the others are rebuilt when returned to).
-
-use std::time::Instant;
+//! most [`STACK_KEYS`] in total, and candidate lists of at most
+//! [`STACK_CANDIDATES`] in total beyond the top frame's (the others are
+//! rebuilt when returned to).
 
 mod bounds;
+mod overlaps;
 mod placement;
+mod tops;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use super::conflicts::{gcd, lifetime_length, Conflicts, Degrees, Sections};
+use super::conflicts::{gcd, lifetime_length, Degrees, Sections};
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
+use bounds::Span;
+use overlaps::Overlaps;
+use tops::Tops;
 
 /// Limits of [`Strategy::Search`](crate::Strategy::Search). When one runs out the search returns the
 /// best plan found so far. With only a node budget the result is the same on
@@ -110,8 +117,9 @@ use crate::sys::fallible;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchBudget {
     /// Wall-clock limit of the whole call, the heuristic plan the search
-    /// starts from included, or `None` for no limit. The clock is read every
-    /// 1,024 search placements and every 256 heuristic placements.
+    /// starts from included, or `None` for no limit. The clock is read at
+    /// least every 1,024 search placements (more often on problems of more
+    /// than 256 tensors) and every 256 heuristic placements.
     pub time: Option<Duration>,
     /// Limit on the number of search nodes (partial plans that passed the
     /// search's bounds), or `None` for no limit.
@@ -143,13 +151,17 @@ pub(crate) struct Outcome {
 /// that a call at compiler scale answers.
 pub const DEFAULT_SEARCH_TIME: Duration = Duration::from_secs(60);
 
-/// How often the clock is read, in placements.
+/// How often the clock is read, in placements, at most.
 const CLOCK_PERIOD: u64 = 1024;
 
-/// Keys the frames of the depth-first stack may hold in total (16 MiB):
+/// Keys the frames of the depth-first stack may hold in total (8 MiB):
 /// past it, a frame that gets a child gives its keys up, so the stack's keys
 /// stay within this bound plus one frame's.
-const STACK_KEYS: usize = 1 << 20;
+const STACK_KEYS: usize = 1 << 19;
+
+/// Candidates the frames of the stack may hold in total (4 MiB), likewise:
+/// at compiler scale thousands of frames deep hold thousands each.
+const STACK_CANDIDATES: usize = 1 << 19;
 
 /// Number of preorders the decisions take turns with.
 const PREORDERS: usize = 3;
@@ -180,8 +192,15 @@ enum Decision {
 /// One choice point of a decision: which tensor of the active component to
 /// place next.
 struct Frame {
-    /// Tensors that may be placed next, in (floor, rank) order.
+    /// Tensors that may be placed next, in (floor, rank) order; given up
+    /// past [`STACK_CANDIDATES`] while the frame has a child, and rebuilt
+    /// from `after` when returned to.
     candidates: Vec<usize>,
+    dropped: bool,
+    /// The (offset, rank) the candidates follow, and whether the section
+    /// bounds count it (a continuing canonical sequence).
+    after: (usize, usize),
+    monotone: bool,
     /// The (floor, rank) keys of the unplaced tensors of `scan`, sorted: the
     /// order in which a placement's bounds are checked without sorting
     /// again. The top frame always has them; frames below it keep theirs
@@ -197,8 +216,8 @@ struct Frame {
     /// final, every later candidate would leave it behind the canonical
     /// sequence for good, so if it fails the frame fails.
     hatless: bool,
-    floor_log_len: usize,
-    top_log_len: usize,
+    /// Length of the tops' log before the placement.
+    tops_log_len: usize,
     arena_before: usize,
     /// Length of the rank log before this frame re-ranked its component.
     rank_log_len: usize,
@@ -217,7 +236,7 @@ struct Frame {
 /// smaller than `start`, a sound plan, within `budget`. `peak` is the peak of
 /// live bytes.
 ///
-/// Errors: [`PlanError::OutOfMemory`] if the conflict lists cannot be had.
+/// Errors: [`PlanError::OutOfMemory`] if its working memory cannot be had.
 pub(crate) fn improve(
     tensors: &[TensorLifetime],
     start: MemoryPlan,
@@ -226,17 +245,7 @@ pub(crate) fn improve(
     deadline: Option<Instant>,
 ) -> Result<Outcome, PlanError> {
     let degrees = Degrees::new(tensors)?;
-    if !degrees.lists_fit() {
-        // The lists would pass the memory allowed beyond the input: the
-        // start plan stands, with the peak as its bound.
-        return Ok(Outcome {
-            lower_bound: peak.min(start.arena_size),
-            plan: start,
-            nodes: 0,
-        });
-    }
-    let conflicts = Conflicts::from_degrees(tensors, degrees)?;
-    let mut search = Search::new(tensors, conflicts, start, peak, budget, deadline)?;
+    let mut search = Search::new(tensors, degrees, start, peak, budget, deadline)?;
     search.run();
     Ok(Outcome {
         lower_bound: search.lower_bound.min(search.best_arena),
@@ -249,7 +258,10 @@ pub(crate) fn improve(
 }
 
 struct Search {
-    conflicts: Conflicts,
+    /// Input index of each planned (non-zero) tensor.
+    items: Vec<usize>,
+    /// Who overlaps whom, for the placements' floors.
+    overlaps: Overlaps,
     sizes: Vec<usize>,
     /// The preorder of the current decision (an index into
     /// [`Search::preorder_key`]).
@@ -264,6 +276,11 @@ struct Search {
     area: Vec<u128>,
     /// Section range `lo..hi` of each tensor.
     sections: Vec<(usize, usize)>,
+    /// The same ranges with the sizes, packed for the bounds' scans.
+    spans: Vec<Span>,
+    /// Whether the last placement raised each tensor's floor, and which.
+    lifted: Vec<bool>,
+    lifted_list: Vec<usize>,
     /// Greatest common divisor of the sizes: the step between arenas.
     step: usize,
     /// Proven: no plan has a smaller arena.
@@ -271,35 +288,49 @@ struct Search {
     budget: SearchBudget,
     /// When the caller's time budget runs out, if it has one.
     deadline: Option<Instant>,
+    /// Placements between clock reads: fewer on larger problems, whose
+    /// placements cost more.
+    clock_period: u64,
+    /// The section whose bound failed last: checked first, since the same
+    /// tight section tends to fail again and again.
+    hot: Option<usize>,
 
     // Partial plan.
     offset: Vec<usize>,
     floor: Vec<usize>,
-    /// Top of the last tensor placed in each section.
-    section_top: Vec<usize>,
+    /// Tops of the placed tensors over the sections.
+    tops: Tops,
     /// Bytes of the unplaced tensors live in each section.
     section_unplaced: Vec<usize>,
     /// Unplaced tensors spanning the boundary after each section.
     spanning: Vec<usize>,
     placed_count: usize,
     arena: usize,
-    floor_log: Vec<(usize, usize)>,
-    top_log: Vec<(usize, usize)>,
     /// Scratch: the "next unpainted section" forest of `candidates`.
-    next_unpainted: Vec<usize>,
+    next_unpainted: Vec<u32>,
+    /// Scratch of the paint: sections with more unplaced bytes than `slack`
+    /// are tight, and `tight` of them are still unpainted.
+    slack: usize,
+    tight: usize,
     /// Scratch: the (floor, rank) keys of `candidates`.
     scratch: Vec<u128>,
     /// Scratch: the tensors whose floor a placement raised.
     raised: Vec<usize>,
-    /// Keys held by the frames of the stack.
+    /// Scratch: their keys and the keys they merge into.
+    merged: Vec<u128>,
+    /// Keys and candidates held by the frames of the stack.
     stack_keys: usize,
+    stack_candidates: usize,
+    /// [`STACK_KEYS`] and [`STACK_CANDIDATES`] (tests lower them).
+    stack_limits: (usize, usize),
     /// Tensors by first section, and where each section's run starts in it.
     by_start: Vec<usize>,
     starts_at: Vec<usize>,
-    /// The tensor of each rank of the current preorder.
-    by_rank: Vec<usize>,
     /// Number of unplaced conflicts of each tensor.
     unplaced_neighbours: Vec<usize>,
+    /// `section_unplaced`, `spanning` and `unplaced_neighbours` of the empty
+    /// plan, for [`Search::reset`].
+    empty: (Vec<usize>, Vec<usize>, Vec<usize>),
 
     // Incumbent.
     best_offsets: Vec<usize>,
@@ -313,21 +344,30 @@ struct Search {
 impl Search {
     fn new(
         tensors: &[TensorLifetime],
-        conflicts: Conflicts,
+        degrees: Degrees,
         start: MemoryPlan,
         peak: usize,
         budget: &SearchBudget,
         deadline: Option<Instant>,
     ) -> Result<Self, PlanError> {
-        let n = conflicts.items.len();
-        let sizes: Vec<usize> =
-            fallible::collect(n, conflicts.items.iter().map(|&i| tensors[i].size))?;
+        let Degrees { items, degree, .. } = degrees;
+        let n = items.len();
+        let sizes: Vec<usize> = fallible::collect(n, items.iter().map(|&i| tensors[i].size))?;
         let step = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
 
         let Sections {
             ranges: sections,
             count: section_count,
-        } = Sections::new(tensors, &conflicts.items)?;
+        } = Sections::new(tensors, &items)?;
+        let overlaps = Overlaps::new(&sections, section_count)?;
+        let spans: Vec<Span> = fallible::collect(
+            n,
+            sections.iter().zip(&sizes).map(|(&(lo, hi), &size)| Span {
+                lo: lo as u32,
+                hi: hi as u32,
+                size,
+            }),
+        )?;
         let mut section_unplaced = fallible::filled(section_count, 0usize)?;
         let mut spanning = fallible::filled(section_count, 0usize)?;
         for (p, &(lo, hi)) in sections.iter().enumerate() {
@@ -339,16 +379,16 @@ impl Search {
             }
         }
 
-        let length: Vec<u128> = fallible::collect(
-            n,
-            conflicts
-                .items
-                .iter()
-                .map(|&i| lifetime_length(&tensors[i])),
-        )?;
+        let length: Vec<u128> =
+            fallible::collect(n, items.iter().map(|&i| lifetime_length(&tensors[i])))?;
         let area: Vec<u128> = fallible::collect(n, (0..n).map(|p| sizes[p] as u128 * length[p]))?;
 
-        let unplaced_neighbours = fallible::collect(n, conflicts.neighbours.iter().map(Vec::len))?;
+        let empty = (
+            fallible::collect(section_count, section_unplaced.iter().copied())?,
+            fallible::collect(section_count, spanning.iter().copied())?,
+            fallible::collect(n, degree.iter().copied())?,
+        );
+        let unplaced_neighbours = degree;
         let mut by_start: Vec<usize> = fallible::collect(n, 0..n)?;
         by_start.sort_by_key(|&p| sections[p].0);
         let starts_at: Vec<usize> = fallible::collect(
@@ -361,30 +401,39 @@ impl Search {
             rank_log: fallible::with_capacity(n)?,
             length,
             area,
-            conflicts,
+            items,
+            overlaps,
             sizes,
+            spans,
+            lifted: fallible::filled(n, false)?,
+            lifted_list: fallible::with_capacity(n)?,
             sections,
             step,
             lower_bound: peak,
             budget: *budget,
             deadline,
+            clock_period: ((CLOCK_PERIOD << 8) / n.max(1) as u64).clamp(1, CLOCK_PERIOD),
+            hot: None,
             offset: fallible::filled(n, UNPLACED)?,
             floor: fallible::filled(n, 0)?,
-            section_top: fallible::filled(section_count, 0)?,
+            tops: Tops::new(section_count)?,
             section_unplaced,
             spanning,
             placed_count: 0,
             arena: 0,
-            floor_log: fallible::with_capacity(n)?,
-            top_log: fallible::with_capacity(section_count)?,
             next_unpainted: fallible::filled(section_count + 1, 0)?,
+            slack: usize::MAX,
+            tight: 0,
             scratch: fallible::with_capacity(n)?,
             raised: fallible::with_capacity(n)?,
+            merged: fallible::with_capacity(n)?,
             stack_keys: 0,
-            by_rank: fallible::filled(n + 1, 0)?,
+            stack_candidates: 0,
+            stack_limits: (STACK_KEYS, STACK_CANDIDATES),
             by_start,
             starts_at,
             unplaced_neighbours,
+            empty,
             best_offsets: start.offsets,
             best_arena: start.arena_size,
             nodes: 0,
@@ -399,7 +448,7 @@ impl Search {
         }
         match self.budget.time {
             Some(_) => {
-                self.placements % CLOCK_PERIOD == 0
+                self.placements % self.clock_period == 0
                     && self.deadline.is_some_and(|d| Instant::now() >= d)
             }
             None => false,
@@ -453,14 +502,13 @@ impl Search {
     }
 
     /// Depth-first search for a plan of arena at most `cap`, stopping at
-    /// `node_limit` nodes in total. Leaves the partial plan empty.
+    /// `node_limit` nodes in total. Leaves the partial plan empty, unless the budget is spent.
     fn decide(&mut self, cap: usize, node_limit: u64) -> Decision {
         let Some(range) = self.leftmost_component() else {
             return Decision::Found; // nothing to place
         };
         for p in 0..self.rank.len() {
             self.rank[p] = p + 1;
-            self.by_rank[p + 1] = p;
         }
         self.rerank((0, self.spanning.len()));
         self.rank_log.clear();
@@ -469,15 +517,18 @@ impl Search {
             return Decision::Infeasible;
         };
         self.stack_keys = self.scratch.len();
+        self.stack_candidates = candidates.len();
         stack.push(Frame {
             candidates,
+            dropped: false,
+            after: (0, 0),
+            monotone: false,
             keys: std::mem::take(&mut self.scratch),
             scan: range,
             next: 0,
             placed: None,
             hatless: false,
-            floor_log_len: 0,
-            top_log_len: 0,
+            tops_log_len: 0,
             arena_before: 0,
             rank_log_len: 0,
             range,
@@ -491,13 +542,15 @@ impl Search {
                 break Decision::Infeasible;
             };
             if let Some(p) = stack[k].placed.take() {
+                let frame = &stack[k];
+                let (tops_len, arena) = (frame.tops_log_len, frame.arena_before);
+                self.unplace(p, tops_len, arena);
+                if stack[k].dropped {
+                    self.restore_candidates(&mut stack[k], cap);
+                }
                 if stack[k].hatless {
                     stack[k].next = stack[k].candidates.len();
                 }
-                let frame = &stack[k];
-                let (floor_len, top_len, arena) =
-                    (frame.floor_log_len, frame.top_log_len, frame.arena_before);
-                self.unplace(p, floor_len, top_len, arena);
             }
             let Some(&p) = stack[k].candidates.get(stack[k].next) else {
                 // Out of candidates: resume at the fence, undoing the
@@ -521,6 +574,13 @@ impl Search {
                 break Decision::NodeLimit;
             }
             self.placements += 1;
+            if stack[k].count > 1 && self.fails_at_hot_section(p, stack[k].range, cap) {
+                // Refused as the bounds after placing it would refuse it.
+                if self.unplaced_neighbours[p] == 0 {
+                    stack[k].next = stack[k].candidates.len();
+                }
+                continue;
+            }
             if stack[k].keys.is_empty() && stack[k].count > 1 {
                 // Returned to from a child after giving the keys up: the
                 // partial plan is again as when they were first made.
@@ -530,8 +590,7 @@ impl Search {
 
             let frame = &mut stack[k];
             frame.placed = Some(p);
-            frame.floor_log_len = self.floor_log.len();
-            frame.top_log_len = self.top_log.len();
+            frame.tops_log_len = self.tops.log_len();
             frame.arena_before = self.arena;
             frame.hatless = self.unplaced_neighbours[p] == 0;
             let (active, active_count, owner) = (frame.range, frame.count, frame.owner);
@@ -547,12 +606,14 @@ impl Search {
             };
             let after = (self.offset[p], self.rank[p]);
             let rank_log_len = self.rank_log.len();
+            let mut continuation = (0, 0);
             if active_count > 1 {
                 let keys = std::mem::take(&mut stack[k].keys);
-                let passes = self.passes_bounds_after(&keys, active, p, cap);
+                let passes = self.passes_bounds_after(&keys, active, next_range, p, cap);
                 stack[k].keys = keys;
-                if !passes {
-                    continue;
+                match passes {
+                    Some(found) => continuation = found,
+                    None => continue,
                 }
             }
             let child = if active_count > 1 {
@@ -560,15 +621,17 @@ impl Search {
                 // canonical sequence, or `p` cut it into fresh problems, which
                 // are ranked anew. The bounds of the continuing sequence hold
                 // in both cases.
-                match self.candidates(active, next_range, after, cap, true) {
-                    None => continue,
-                    Some((candidates, count)) if !split => (candidates, count, owner, Some(k)),
-                    Some(_) => {
-                        self.rerank(active);
-                        match self.candidates(active, next_range, (0, 0), cap, false) {
-                            Some((candidates, count)) => (candidates, count, Some(k), Some(k)),
-                            None => (Vec::new(), 0, Some(k), Some(k)),
+                let (count, lowest_top) = continuation;
+                if !split {
+                    let candidates = self.continuing_candidates(next_range, after, lowest_top);
+                    (candidates, count, owner, Some(k), after, true)
+                } else {
+                    self.rerank(active);
+                    match self.candidates(active, next_range, (0, 0), cap, false) {
+                        Some((candidates, count)) => {
+                            (candidates, count, Some(k), Some(k), (0, 0), false)
                         }
+                        None => (Vec::new(), 0, Some(k), Some(k), (0, 0), false),
                     }
                 }
             } else {
@@ -583,28 +646,36 @@ impl Search {
                     owner = stack[o].owner;
                 }
                 match self.candidates(next_range, next_range, (0, 0), cap, false) {
-                    Some((candidates, count)) => (candidates, count, owner, owner),
-                    None => (Vec::new(), 0, owner, owner),
+                    Some((candidates, count)) => (candidates, count, owner, owner, (0, 0), false),
+                    None => (Vec::new(), 0, owner, owner, (0, 0), false),
                 }
             };
             // Pushed even without candidates, so that a dead end resumes at
             // its fence.
-            let (candidates, count, owner, fence) = child;
+            let (candidates, count, owner, fence, after, monotone) = child;
             self.nodes += 1;
             self.stack_keys += self.scratch.len();
-            if self.stack_keys > STACK_KEYS {
+            if self.stack_keys > self.stack_limits.0 {
                 self.stack_keys -= stack[k].keys.len();
                 stack[k].keys = Vec::new();
             }
+            self.stack_candidates += candidates.len();
+            if self.stack_candidates > self.stack_limits.1 && !stack[k].dropped {
+                self.stack_candidates -= stack[k].candidates.len();
+                stack[k].candidates = Vec::new();
+                stack[k].dropped = true;
+            }
             stack.push(Frame {
                 candidates,
+                dropped: false,
+                after,
+                monotone,
                 keys: std::mem::take(&mut self.scratch),
                 scan: if active_count > 1 { active } else { next_range },
                 next: 0,
                 placed: None,
                 hatless: false,
-                floor_log_len: 0,
-                top_log_len: 0,
+                tops_log_len: 0,
                 arena_before: 0,
                 rank_log_len,
                 range: next_range,
@@ -613,9 +684,15 @@ impl Search {
                 fence,
             });
         };
-        while let Some(frame) = stack.pop() {
-            self.pop(frame);
+        if matches!(decision, Decision::Budget) {
+            // The search ends here: resetting would only spend time past the
+            // budget.
+            return decision;
         }
+        // Back to the empty plan at once: popping a deep stack frame by
+        // frame recomputes floors all the way down.
+        drop(stack);
+        self.reset();
         decision
     }
 }

@@ -1,11 +1,13 @@
 //! The search's moves: placing a tensor at its floor and taking it back,
 //! re-ranking a component by the current preorder, and recording a plan.
 
+use super::overlaps::Overlaps;
 use super::{Frame, Search, UNPLACED};
 
 impl Search {
     /// Puts `p` at its floor and raises its unplaced conflicts' floors and
-    /// its sections' tops, logging the old values. Returns whether `p` was
+    /// its sections' tops (only the tops are logged: [`Search::unplace`]
+    /// recomputes the floors from them). Returns whether `p` was
     /// the last unplaced tensor across one of the section boundaries it
     /// spans, which cuts its component.
     pub(super) fn place(&mut self, p: usize) -> bool {
@@ -14,17 +16,33 @@ impl Search {
         self.offset[p] = offset;
         self.placed_count += 1;
         self.arena = self.arena.max(end);
-        for &q in &self.conflicts.neighbours[p] {
-            self.unplaced_neighbours[q] -= 1;
-            if self.offset[q] == UNPLACED && self.floor[q] < end {
-                self.floor_log.push((q, self.floor[q]));
-                self.floor[q] = end;
-            }
+        for &q in &self.lifted_list {
+            self.lifted[q] = false;
         }
+        self.lifted_list.clear();
+        let Search {
+            overlaps,
+            sections,
+            by_start,
+            starts_at,
+            unplaced_neighbours,
+            offset: offsets,
+            floor,
+            lifted,
+            lifted_list,
+            ..
+        } = self;
+        for_each_conflict(overlaps, sections, by_start, starts_at, p, |q| {
+            unplaced_neighbours[q] -= 1;
+            if offsets[q] == UNPLACED && floor[q] < end {
+                floor[q] = end;
+                lifted[q] = true;
+                lifted_list.push(q);
+            }
+        });
         let (lo, hi) = self.sections[p];
+        self.tops.raise((lo, hi), end);
         for s in lo..hi {
-            self.top_log.push((s, self.section_top[s]));
-            self.section_top[s] = end;
             self.section_unplaced[s] -= self.sizes[p];
         }
         let mut cut = false;
@@ -35,33 +53,34 @@ impl Search {
         cut
     }
 
+    /// Rebuilds the candidates `frame` gave up, once the partial plan is
+    /// again as when they were made.
+    pub(super) fn restore_candidates(&mut self, frame: &mut Frame, cap: usize) {
+        let (scan, range, after, monotone) = (frame.scan, frame.range, frame.after, frame.monotone);
+        frame.candidates = self
+            .candidates(scan, range, after, cap, monotone)
+            .map_or(Vec::new(), |(candidates, _)| candidates);
+        self.stack_candidates += frame.candidates.len();
+        frame.dropped = false;
+    }
+
     /// Undoes a frame: its placement, then its re-ranking.
     pub(super) fn pop(&mut self, frame: Frame) {
         self.stack_keys -= frame.keys.len();
+        self.stack_candidates -= frame.candidates.len();
         if let Some(q) = frame.placed {
-            self.unplace(
-                q,
-                frame.floor_log_len,
-                frame.top_log_len,
-                frame.arena_before,
-            );
+            self.unplace(q, frame.tops_log_len, frame.arena_before);
         }
         for (q, old) in self.rank_log.drain(frame.rank_log_len..).rev() {
             self.rank[q] = old;
-            self.by_rank[old] = q;
         }
     }
 
     /// The preorder key of `p` (compared decreasing): lifetime length, area
     /// and `total`, the unplaced bytes of `p`'s busiest section now, in the
     /// order of the current preorder.
-    pub(super) fn preorder_key(&self, p: usize) -> (u128, u128, u128) {
-        let (lo, hi) = self.sections[p];
-        let total = self.section_unplaced[lo..hi]
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(0) as u128;
+    pub(super) fn preorder_key(&self, p: usize, total: usize) -> (u128, u128, u128) {
+        let total = total as u128;
         let (length, area) = (self.length[p], self.area[p]);
         match self.preorder {
             0 => (length, area, total),
@@ -81,26 +100,53 @@ impl Search {
             .collect();
         let mut ranks: Vec<usize> = members.iter().map(|&q| self.rank[q]).collect();
         ranks.sort_unstable();
-        members.sort_by_key(|&q| (std::cmp::Reverse(self.preorder_key(q)), q));
+        // Each key once; the totals from a table of range maxima when the
+        // component is wide enough that long tensors would cost a pass each.
+        let busiest = Maxima::new(&self.section_unplaced[lo..hi], hi - lo >= WIDE);
+        let mut keyed: Vec<((u128, u128, u128), usize)> = members
+            .iter()
+            .map(|&q| {
+                let (q_lo, q_hi) = self.sections[q];
+                let total = busiest.max(q_lo - lo, q_hi - lo);
+                let (a, b, c) = self.preorder_key(q, total);
+                ((!a, !b, !c), q)
+            })
+            .collect();
+        keyed.sort_unstable();
+        members.clear();
+        members.extend(keyed.iter().map(|&(_, q)| q));
         for (&q, &r) in members.iter().zip(&ranks) {
             if self.rank[q] != r {
                 self.rank_log.push((q, self.rank[q]));
                 self.rank[q] = r;
-                self.by_rank[r] = q;
             }
         }
     }
 
-    pub(super) fn unplace(&mut self, p: usize, floor_len: usize, top_len: usize, arena: usize) {
-        for &q in &self.conflicts.neighbours[p] {
-            self.unplaced_neighbours[q] += 1;
-        }
-        for (q, old) in self.floor_log.drain(floor_len..).rev() {
-            self.floor[q] = old;
-        }
-        for (s, old) in self.top_log.drain(top_len..).rev() {
-            self.section_top[s] = old;
-        }
+    /// Takes `p` back: the tops to their log length `tops_len`, the arena to
+    /// `arena`. The unplaced conflicts that `p` may have raised (those resting
+    /// at its top) get the highest top over their sections again, which is
+    /// their floor without `p`.
+    pub(super) fn unplace(&mut self, p: usize, tops_len: usize, arena: usize) {
+        self.tops.undo(tops_len);
+        let end = self.floor[p] + self.sizes[p];
+        let Search {
+            overlaps,
+            sections,
+            by_start,
+            starts_at,
+            unplaced_neighbours,
+            offset: offsets,
+            floor,
+            tops,
+            ..
+        } = self;
+        for_each_conflict(overlaps, sections, by_start, starts_at, p, |q| {
+            unplaced_neighbours[q] += 1;
+            if offsets[q] == UNPLACED && floor[q] == end {
+                floor[q] = tops.highest(sections[q]);
+            }
+        });
         let (lo, hi) = self.sections[p];
         for bytes in &mut self.section_unplaced[lo..hi] {
             *bytes += self.sizes[p];
@@ -113,13 +159,167 @@ impl Search {
         self.arena = arena;
     }
 
+    /// Back to the empty partial plan, as popping every frame would leave it
+    /// (ranks aside, which each decision sets anew).
+    pub(super) fn reset(&mut self) {
+        self.offset.fill(UNPLACED);
+        self.floor.fill(0);
+        self.tops.clear();
+        let (unplaced, spanning, neighbours) = &self.empty;
+        self.section_unplaced.copy_from_slice(unplaced);
+        self.spanning.copy_from_slice(spanning);
+        self.unplaced_neighbours.copy_from_slice(neighbours);
+        for &q in &self.lifted_list {
+            self.lifted[q] = false;
+        }
+        self.lifted_list.clear();
+        self.rank_log.clear();
+        self.placed_count = 0;
+        self.arena = 0;
+        self.stack_keys = 0;
+        self.stack_candidates = 0;
+    }
+
     /// Keeps the complete plan as the new incumbent.
     pub(super) fn record(&mut self) {
         self.best_arena = self.arena;
         // The starting plan's offsets have the input's length: no allocation.
         self.best_offsets.fill(0);
-        for (p, &i) in self.conflicts.items.iter().enumerate() {
+        for (p, &i) in self.items.iter().enumerate() {
             self.best_offsets[i] = self.offset[p];
+        }
+    }
+}
+
+/// Calls `f` with every tensor whose lifetime meets `p`'s: those live in
+/// `p`'s first section (but `p`), then those starting later inside its
+/// range (`by_start` and `starts_at` as in [`Search`]).
+fn for_each_conflict(
+    overlaps: &Overlaps,
+    sections: &[(usize, usize)],
+    by_start: &[usize],
+    starts_at: &[usize],
+    p: usize,
+    mut f: impl FnMut(usize),
+) {
+    let (lo, hi) = sections[p];
+    overlaps.live_in(lo, |q| {
+        if q != p {
+            f(q);
+        }
+    });
+    for &q in &by_start[starts_at[lo + 1]..starts_at[hi]] {
+        f(q);
+    }
+}
+
+/// Components of at least this many sections get a table of range maxima
+/// for their re-ranking.
+const WIDE: usize = 256;
+
+/// Maxima of the ranges of a slice: a sparse table (level `j` holds the
+/// maxima of the runs of `2^j`), or the slice itself, scanned per query.
+struct Maxima<'a> {
+    values: &'a [usize],
+    levels: Vec<Vec<usize>>,
+}
+
+impl<'a> Maxima<'a> {
+    fn new(values: &'a [usize], table: bool) -> Self {
+        let mut levels: Vec<Vec<usize>> = Vec::new();
+        if table {
+            let mut width = 1;
+            while 2 * width <= values.len() {
+                let below = levels.last().map_or(values, |level| level.as_slice());
+                let level = (0..=values.len() - 2 * width)
+                    .map(|i| below[i].max(below[i + width]))
+                    .collect();
+                levels.push(level);
+                width *= 2;
+            }
+        }
+        Maxima { values, levels }
+    }
+
+    /// The maximum of `values[a..b]`, `a < b`.
+    fn max(&self, a: usize, b: usize) -> usize {
+        if self.levels.is_empty() {
+            return self.values[a..b].iter().copied().max().unwrap_or(0);
+        }
+        let j = (b - a).ilog2() as usize;
+        let level = if j == 0 {
+            self.values
+        } else {
+            self.levels[j - 1].as_slice()
+        };
+        level[a].max(level[b - (1 << j)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Degrees, Search, SearchBudget};
+    use super::Maxima;
+    use crate::offsets::{try_peak_live_bytes, try_plan_offsets, TensorLifetime};
+
+    /// Frames that give their keys and candidates up and rebuild them when
+    /// returned to search exactly as frames that keep them: the same arena,
+    /// bound and node count on seeded random tables, with limits of one
+    /// entry against the defaults.
+    #[test]
+    fn rebuilt_frames_search_as_kept_ones() {
+        let mut rng = crate::rng::XorShift(0xBF58_476D_1CE4_E5B9);
+        let mut searched = 0;
+        for _ in 0..60 {
+            let count = 20 + rng.below(40);
+            let tensors: Vec<TensorLifetime> = (0..count)
+                .map(|_| {
+                    let (a, b) = (rng.below(30), rng.below(30));
+                    TensorLifetime::new(1 + rng.below(100), a.min(b), a.max(b))
+                })
+                .collect();
+            let peak = try_peak_live_bytes(&tensors).unwrap();
+            let budget = SearchBudget {
+                time: None,
+                nodes: Some(3_000),
+            };
+            let run = |limits: Option<(usize, usize)>| {
+                let start = try_plan_offsets(&tensors).unwrap();
+                let degrees = Degrees::new(&tensors).unwrap();
+                let mut search =
+                    Search::new(&tensors, degrees, start, peak, &budget, None).unwrap();
+                if let Some(limits) = limits {
+                    search.stack_limits = limits;
+                }
+                search.run();
+                (
+                    search.best_arena,
+                    search.lower_bound,
+                    search.nodes,
+                    search.best_offsets,
+                )
+            };
+            let kept = run(None);
+            assert_eq!(run(Some((1, 1))), kept, "{tensors:?}");
+            searched += usize::from(kept.2 > 0);
+        }
+        assert!(searched > 30, "{searched} searches");
+    }
+
+    /// The table's range maxima are those of a scan, on seeded random slices.
+    #[test]
+    fn table_maxima_match_a_scan() {
+        let mut rng = crate::rng::XorShift(0x94D0_49BB_1331_11EB);
+        for _ in 0..100 {
+            let values: Vec<usize> = (0..1 + rng.below(70)).map(|_| rng.below(1000)).collect();
+            let (table, scan) = (Maxima::new(&values, true), Maxima::new(&values, false));
+            for a in 0..values.len() {
+                for b in a + 1..=values.len() {
+                    let expected = values[a..b].iter().copied().max().unwrap();
+                    assert_eq!(table.max(a, b), expected, "{a}..{b} of {values:?}");
+                    assert_eq!(scan.max(a, b), expected);
+                }
+            }
         }
     }
 }
