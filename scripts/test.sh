@@ -30,8 +30,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test (Rust, the C harness, header freshness)"
 cargo test --workspace
 
-echo "== large-file tests, in release: soundness at scale, the greedy bit for bit against the literal"
+echo "== large-file tests, in release: soundness at scale, the search's proofs there, the greedy bit for bit against the literal"
 cargo test --release --test scale -- --ignored
+cargo test --release --test search_scale -- --ignored
 cargo test --release -p aether-bench --test scale_equivalence -- --ignored
 
 echo "== the library alone builds offline and compiles no crate but its own"
