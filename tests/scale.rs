@@ -12,8 +12,6 @@
 //! The large-file cases are `#[ignore]`d so that a debug `cargo test` stays
 //! quick; CI runs them once: `cargo test --release --test scale -- --ignored`.
 
-use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use aether_planner::ffi::{
@@ -32,6 +30,7 @@ use aether_planner::{
 const CHILD: &str = "AETHER_SCALE_CHILD";
 
 mod common;
+use common::large::{first_overlap, large_file};
 #[cfg(target_os = "linux")]
 use common::limit;
 
@@ -141,57 +140,11 @@ fn search_under_an_address_space_limit_is_out_of_memory_not_an_abort() {
 // ---------------------------------------------------------------------------
 
 /// Panics unless no two tensors with intersecting lifetimes share a byte of
-/// their extents (sizes rounded up to `alignment`). A sweep over time keeps
-/// the live extents by offset; each arrival is checked against its two
-/// neighbours only, since the live extents are pairwise disjoint.
+/// their extents (sizes rounded up to `alignment`), by the sweep of
+/// [`first_overlap`].
 fn assert_sound(name: &str, tensors: &[TensorLifetime], offsets: &[usize], alignment: usize) {
-    assert_eq!(offsets.len(), tensors.len(), "{name}");
-    let extent = |i: usize| tensors[i].size.div_ceil(alignment) * alignment;
-    // (time, 0 = leave | 1 = arrive, tensor); leaving at `last + 1` comes
-    // before arriving then.
-    let mut events: Vec<(u128, u8, usize)> = Vec::with_capacity(2 * tensors.len());
-    for (i, t) in tensors.iter().enumerate().filter(|(_, t)| t.size > 0) {
-        events.push((t.first_use as u128, 1, i));
-        events.push((t.last_use as u128 + 1, 0, i));
-    }
-    events.sort_unstable();
-    let mut live: BTreeMap<(usize, usize), usize> = BTreeMap::new(); // (offset, tensor) -> end
-    for (_, kind, i) in events {
-        let key = (offsets[i], i);
-        if kind == 0 {
-            live.remove(&key);
-            continue;
-        }
-        let end = offsets[i] + extent(i);
-        if let Some((&(_, j), &before_end)) = live.range(..key).next_back() {
-            assert!(
-                before_end <= offsets[i],
-                "{name}: tensors {j} and {i} overlap"
-            );
-        }
-        if let Some((&(after, j), _)) = live.range(key..).next() {
-            assert!(end <= after, "{name}: tensors {i} and {j} overlap");
-        }
-        live.insert(key, end);
-    }
-}
-
-fn large_file(name: &str) -> Vec<TensorLifetime> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data/large")
-        .join(format!("{name}.csv"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    text.lines()
-        .skip(1)
-        .map(|line| {
-            let f: Vec<usize> = line
-                .split(',')
-                .skip(1)
-                .map(|x| x.parse().unwrap())
-                .collect();
-            TensorLifetime::new(f[2], f[0], f[1] - 1)
-        })
-        .collect()
+    let (overlap, _) = first_overlap(tensors, offsets, alignment);
+    assert_eq!(overlap, None, "{name}: overlapping tensors");
 }
 
 const LARGE: [&str; 4] = ["resnet50", "G_1", "pangu_2.6B", "S_1"];

@@ -13,74 +13,19 @@
 //! The cases are `#[ignore]`d so that a debug `cargo test` stays quick; run
 //! them in release: `cargo test --release --test search_scale -- --ignored`.
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
 use aether_planner::{
     try_peak_live_bytes, try_plan_offsets_with, PlanOptions, PlanReport, SearchBudget, Strategy,
     TensorLifetime,
 };
 
-/// Reads `data/large/NAME.csv` (MiniMalloc CSV, `upper` exclusive).
-fn large_file(name: &str) -> Vec<TensorLifetime> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data/large")
-        .join(format!("{name}.csv"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    text.lines()
-        .skip(1)
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| {
-            let f: Vec<usize> = line
-                .split(',')
-                .skip(1)
-                .map(|x| x.trim().parse().unwrap())
-                .collect();
-            TensorLifetime::new(f[2], f[0], f[1] - 1)
-        })
-        .collect()
-}
-
-/// The first pair of buffers with intersecting lifetimes whose byte ranges
-/// meet, if any, and the highest end: a sweep over lifetime endpoints that
-/// keeps the live buffers by offset, ends before arrivals at each time.
-fn first_overlap(tensors: &[TensorLifetime], offsets: &[usize]) -> (Option<(usize, usize)>, usize) {
-    let mut events: Vec<(u128, bool, usize)> = Vec::new();
-    for (i, t) in tensors.iter().enumerate().filter(|(_, t)| t.size > 0) {
-        events.push((t.first_use as u128, true, i));
-        events.push((t.last_use as u128 + 1, false, i));
-    }
-    events.sort_unstable();
-    let mut live: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-    let mut highest = 0;
-    for (_, arrives, i) in events {
-        let key = (offsets[i], i);
-        if !arrives {
-            live.remove(&key);
-            continue;
-        }
-        let end = offsets[i] + tensors[i].size;
-        highest = highest.max(end);
-        if let Some((&(_, j), &below_end)) = live.range(..key).next_back() {
-            if below_end > offsets[i] {
-                return (Some((j, i)), highest);
-            }
-        }
-        if let Some((&(above, j), _)) = live.range(key..).next() {
-            if end > above {
-                return (Some((i, j)), highest);
-            }
-        }
-        live.insert(key, end);
-    }
-    (None, highest)
-}
+mod common;
+use common::large::{first_overlap, large_file};
 
 /// Panics unless `report` is a sound plan of `tensors` whose arena is its
 /// highest end, with a lower bound between the peak and the arena, met
 /// exactly when it says it is proven.
 fn assert_sound_report(name: &str, tensors: &[TensorLifetime], report: &PlanReport) {
-    let (overlap, highest) = first_overlap(tensors, &report.plan.offsets);
+    let (overlap, highest) = first_overlap(tensors, &report.plan.offsets, 1);
     assert_eq!(overlap, None, "{name}: overlapping buffers");
     assert!(highest <= report.plan.arena_size, "{name}");
     let peak = try_peak_live_bytes(tensors).unwrap();
@@ -116,9 +61,9 @@ fn the_sweep_catches_an_overlap() {
         TensorLifetime::new(8, 3, 5),
         TensorLifetime::new(8, 4, 9),
     ];
-    assert_eq!(first_overlap(&tensors, &[0, 8, 0]), (None, 16));
-    assert_eq!(first_overlap(&tensors, &[0, 4, 16]).0, Some((0, 1)));
-    assert_eq!(first_overlap(&tensors, &[0, 8, 4]).0, Some((2, 1)));
+    assert_eq!(first_overlap(&tensors, &[0, 8, 0], 1), (None, 16));
+    assert_eq!(first_overlap(&tensors, &[0, 4, 16], 1).0, Some((0, 1)));
+    assert_eq!(first_overlap(&tensors, &[0, 8, 4], 1).0, Some((2, 1)));
 }
 
 #[test]

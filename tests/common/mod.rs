@@ -4,9 +4,11 @@
 //! run C programs with the `cc` crate's compiler. [`limit`]: address-space
 //! limits for the allocation-failure probes. [`oracles`]: the seeded
 //! generator and the naive oracles the Rust tests check against.
+//! [`large`]: the large real problems and the sweep soundness check.
 
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod large;
 #[cfg(target_os = "linux")]
 pub mod limit;
 pub mod oracles;
