@@ -121,7 +121,12 @@ pub fn brute_islands(node_count: usize, incidences: &[(usize, usize)]) -> (Vec<u
 }
 
 /// The command-line tool's input parsers, compiled here from its source:
-/// `cli/` is a binary crate, so they are not reachable as a library.
+/// `cli/` is a binary crate, so they are not reachable as a library. The
+/// inline module takes the CLI's source folder as its path, so that the
+/// reader's own submodules (`input/json.rs`) are found beside it.
 #[allow(dead_code)]
-#[path = "../../cli/src/input.rs"]
-pub mod cli_input;
+#[path = "../../cli/src"]
+mod cli_src {
+    pub mod input;
+}
+pub use cli_src::input as cli_input;
