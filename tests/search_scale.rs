@@ -42,6 +42,15 @@ fn assert_sound_report(name: &str, tensors: &[TensorLifetime], report: &PlanRepo
     );
 }
 
+/// The heuristic's plan, the search's starting point.
+fn heuristic_plan(tensors: &[TensorLifetime]) -> PlanReport {
+    let options = PlanOptions {
+        strategy: Strategy::Heuristic,
+        ..PlanOptions::default()
+    };
+    try_plan_offsets_with(tensors, &options).unwrap()
+}
+
 fn search_with_nodes(nodes: u64) -> PlanOptions {
     PlanOptions {
         strategy: Strategy::Search,
@@ -71,14 +80,7 @@ fn the_sweep_catches_an_overlap() {
 fn pangu_is_proven_optimal_by_the_search() {
     let tensors = large_file("pangu_2.6B");
     let peak = try_peak_live_bytes(&tensors).unwrap();
-    let heuristic = try_plan_offsets_with(
-        &tensors,
-        &PlanOptions {
-            strategy: Strategy::Heuristic,
-            ..PlanOptions::default()
-        },
-    )
-    .unwrap();
+    let heuristic = heuristic_plan(&tensors);
     // The heuristic alone does not reach the peak: the search has work.
     assert!(heuristic.plan.arena_size > peak);
     let report = try_plan_offsets_with(&tensors, &search_with_nodes(40_000)).unwrap();
@@ -92,14 +94,7 @@ fn pangu_is_proven_optimal_by_the_search() {
 #[ignore = "large: run in release (see the module documentation)"]
 fn a_short_search_of_s1_is_sound_and_never_worse_than_its_start() {
     let tensors = large_file("S_1");
-    let heuristic = try_plan_offsets_with(
-        &tensors,
-        &PlanOptions {
-            strategy: Strategy::Heuristic,
-            ..PlanOptions::default()
-        },
-    )
-    .unwrap();
+    let heuristic = heuristic_plan(&tensors);
     let report = try_plan_offsets_with(&tensors, &search_with_nodes(2_000)).unwrap();
     assert_sound_report("S_1 search", &tensors, &report);
     assert!(report.plan.arena_size <= heuristic.plan.arena_size);
