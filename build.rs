@@ -1,5 +1,6 @@
 //! Build script: gives the shared library a SONAME, which cargo does not,
-//! and tells the C harness test which target it is compiling for.
+//! and tells the C harness test which target it is compiling for. Shared by
+//! Cargo.toml and cmake/library/Cargo.toml (the library alone, for CMake).
 
 fn main() {
     let major = env!("CARGO_PKG_VERSION_MAJOR");
@@ -20,5 +21,10 @@ fn main() {
         std::env::var("TARGET").unwrap()
     );
     println!("cargo:rustc-env=AETHER_SONAME={soname}");
-    println!("cargo:rerun-if-changed=build.rs");
+    // This script serves two manifests (Cargo.toml, and cmake/library/ for
+    // the CMake build), and a relative rerun-if-changed path is read from
+    // the package's own directory: name the script by its full path.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let script = std::path::Path::new(&manifest_dir).join(file!());
+    println!("cargo:rerun-if-changed={}", script.display());
 }
