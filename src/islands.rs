@@ -332,7 +332,7 @@ fn islands_with<P: Parent>(
 }
 
 /// Each node's island label and the number of islands, or why they cannot
-/// be computed.
+/// be computed. [`Islands::try_find`] returns the same as a named struct.
 ///
 /// Errors: [`PlanError::IncidenceOutOfRange`] for the first incidence naming a
 /// node at or beyond `node_count`; [`PlanError::OutOfMemory`] if the parent
@@ -354,7 +354,8 @@ pub fn try_islands(
 }
 
 /// Each node's island label (`None` for a node in no incidence) and the
-/// number of islands; panics on a node out of range.
+/// number of islands; panics on a node out of range. [`Islands::find`]
+/// returns the same as a named struct.
 ///
 /// # Panics
 ///
@@ -371,6 +372,58 @@ pub fn try_islands(
 /// ```
 pub fn islands(node_count: usize, incidences: &[(usize, usize)]) -> (Vec<Option<usize>>, usize) {
     try_islands(node_count, incidences).unwrap_or_else(|error| panic!("islands: {error}"))
+}
+
+/// The islands of a set of incidences: each node's label and how many
+/// islands there are. More may be reported later, so the struct cannot be
+/// built or matched field by field outside the library.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Islands {
+    /// One entry per node: `Some(k)` for a node of island `k`, `None` for a
+    /// node in no incidence. Island `k` is the one whose smallest member is
+    /// the `k`-th smallest among islands.
+    pub labels: Vec<Option<usize>>,
+    /// The number of islands; every label is below it.
+    pub count: usize,
+}
+
+impl Islands {
+    /// The islands of `incidences` among nodes `0..node_count`, or why they
+    /// cannot be computed: [`try_islands`] with a named result.
+    ///
+    /// Arguments: the node count and the incidences `(a, b)`, in any order
+    /// and orientation; `(t, t)` activates `t` alone.
+    ///
+    /// Returns: the labels and the island count.
+    ///
+    /// Errors: [`PlanError::IncidenceOutOfRange`] for the first incidence
+    /// naming a node at or beyond `node_count`; [`PlanError::OutOfMemory`]
+    /// if the parent or label array cannot be allocated.
+    ///
+    /// Complexity: `O(n + m log n)` time amortised for `m` incidences; the
+    /// labels and one parent entry (4 or 8 bytes) of scratch per node.
+    ///
+    /// ```
+    /// use aether_planner::Islands;
+    /// let found = Islands::try_find(4, &[(3, 1), (2, 2)]).unwrap();
+    /// assert_eq!(found.labels, vec![None, Some(0), Some(1), Some(0)]);
+    /// assert_eq!(found.count, 2);
+    /// ```
+    pub fn try_find(node_count: usize, incidences: &[(usize, usize)]) -> Result<Self, PlanError> {
+        let (labels, count) = try_islands(node_count, incidences)?;
+        Ok(Islands { labels, count })
+    }
+
+    /// [`Islands::try_find`], panicking where [`islands`] does.
+    ///
+    /// # Panics
+    ///
+    /// If an incidence names a node at or beyond `node_count`, or memory
+    /// runs out.
+    pub fn find(node_count: usize, incidences: &[(usize, usize)]) -> Self {
+        Self::try_find(node_count, incidences).unwrap_or_else(|error| panic!("islands: {error}"))
+    }
 }
 
 #[cfg(test)]

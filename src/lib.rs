@@ -11,8 +11,8 @@
 //!    a topologically numbered DAG, the unique minimal edge set with the same
 //!    reachability, independent of edge order.
 //! 3. **Which of its constraint groups can be solved independently**:
-//!    [`islands`], connected components with canonical labels from a
-//!    disjoint-set forest.
+//!    [`islands`] (or [`Islands::find`], the same with a named result),
+//!    connected components with canonical labels from a disjoint-set forest.
 //!
 //! Each function comes in two forms. The plain one panics exactly at its
 //! preconditions; the `try_` one returns a [`PlanError`] naming the input
@@ -43,6 +43,9 @@
 // The modules form a DAG: error <- {rng, sys} <- input <- {offsets,
 // reduction, islands} <- ffi.
 mod error;
+// The C boundary: public so that tests and the fuzz targets can call the
+// entry points as C does, but no part of the Rust API.
+#[doc(hidden)]
 pub mod ffi;
 mod input;
 mod islands;
@@ -52,7 +55,7 @@ mod rng;
 mod sys;
 
 pub use error::PlanError;
-pub use islands::{islands, try_islands};
+pub use islands::{islands, try_islands, Islands};
 pub use offsets::{
     peak_live_bytes, plan_offsets, try_peak_live_bytes, try_plan_offsets, MemoryPlan,
     TensorLifetime,

@@ -10,17 +10,12 @@ use core::ffi::CStr;
 use core::mem::size_of;
 use core::ptr::{null, null_mut};
 
-/// A tiny seeded generator (xorshift64), independent of the library's.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, bound: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % bound as u64) as usize
-    }
-}
+// The tests' generator and oracles, without the rest of tests/common (which
+// builds C programs, and Miri runs this file).
+#[path = "common/oracles.rs"]
+mod oracles;
+use aether_planner::TensorLifetime;
+use oracles::{brute_islands, brute_peak, brute_reduction, first_shared_byte, Rng};
 
 fn tensor(size: usize, first_use: usize, last_use: usize) -> aether_tensor_lifetime {
     aether_tensor_lifetime {
@@ -43,64 +38,30 @@ fn random_tensors(rng: &mut Rng, n: usize) -> Vec<aether_tensor_lifetime> {
         .collect()
 }
 
-/// Brute force: no two tensors live at a common node share a byte, and all
-/// lie within the arena.
+/// The library's types as the C types hold them.
+fn lifetimes(tensors: &[aether_tensor_lifetime]) -> Vec<TensorLifetime> {
+    tensors
+        .iter()
+        .map(|t| TensorLifetime::new(t.size, t.first_use, t.last_use))
+        .collect()
+}
+
+fn edge_pairs(edges: &[aether_edge]) -> Vec<(usize, usize)> {
+    edges.iter().map(|e| (e.source, e.target)).collect()
+}
+
+/// No two tensors live at a common node share a byte (the pairwise oracle),
+/// and all lie within the arena.
 fn assert_sound(tensors: &[aether_tensor_lifetime], offsets: &[usize], arena: usize) {
     for (i, a) in tensors.iter().enumerate() {
         assert!(
             a.size == 0 || offsets[i] + a.size <= arena,
             "tensor {i} past the arena"
         );
-        for (j, b) in tensors.iter().enumerate().skip(i + 1) {
-            let live_together = a.first_use <= b.last_use && b.first_use <= a.last_use;
-            let share = offsets[i] < offsets[j] + b.size && offsets[j] < offsets[i] + a.size;
-            assert!(
-                !(live_together && a.size > 0 && b.size > 0 && share),
-                "tensors {i} and {j} overlap"
-            );
-        }
     }
-}
-
-/// Brute force: the largest total size live at one node.
-fn peak_by_nodes(tensors: &[aether_tensor_lifetime]) -> usize {
-    let last = tensors.iter().map(|t| t.last_use).max().unwrap_or(0);
-    (0..=last)
-        .map(|node| {
-            tensors
-                .iter()
-                .filter(|t| t.first_use <= node && node <= t.last_use)
-                .map(|t| t.size)
-                .sum()
-        })
-        .max()
-        .unwrap_or(0)
-}
-
-/// Brute force: edge u -> v survives iff no other successor of u reaches v.
-fn reduction_by_paths(n: usize, edges: &[aether_edge]) -> Vec<(usize, usize)> {
-    let mut reach = vec![vec![false; n]; n];
-    for u in (0..n).rev() {
-        for e in edges.iter().filter(|e| e.source == u) {
-            reach[u][e.target] = true;
-            let row = reach[e.target].clone();
-            for (mine, theirs) in reach[u].iter_mut().zip(row) {
-                *mine |= theirs;
-            }
-        }
+    if let Some((i, j)) = first_shared_byte(&lifetimes(tensors), offsets) {
+        panic!("tensors {i} and {j} overlap");
     }
-    let mut kept: Vec<(usize, usize)> = edges
-        .iter()
-        .filter(|e| {
-            !edges
-                .iter()
-                .any(|w| w.source == e.source && w.target != e.target && reach[w.target][e.target])
-        })
-        .map(|e| (e.source, e.target))
-        .collect();
-    kept.sort_unstable();
-    kept.dedup();
-    kept
 }
 
 fn random_dag(rng: &mut Rng, n: usize, m: usize) -> Vec<aether_edge> {
@@ -110,34 +71,6 @@ fn random_dag(rng: &mut Rng, n: usize, m: usize) -> Vec<aether_edge> {
             edge(a, a + 1 + rng.below(n - 1 - a))
         })
         .collect()
-}
-
-/// Brute force: islands by repeated relabelling, numbered by smallest
-/// member; `None` for a node in no incidence.
-fn islands_by_relabelling(n: usize, pairs: &[(usize, usize)]) -> (Vec<Option<usize>>, usize) {
-    let mut root: Vec<usize> = (0..n).collect();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &(a, b) in pairs {
-            let low = root[a].min(root[b]);
-            if root[a] != low || root[b] != low {
-                root[a] = low;
-                root[b] = low;
-                changed = true;
-            }
-        }
-    }
-    let active: Vec<bool> = (0..n)
-        .map(|x| pairs.iter().any(|&(a, b)| a == x || b == x))
-        .collect();
-    let mut roots: Vec<usize> = (0..n).filter(|&x| active[x]).map(|x| root[x]).collect();
-    roots.sort_unstable();
-    roots.dedup();
-    let labels = (0..n)
-        .map(|x| active[x].then(|| roots.binary_search(&root[x]).unwrap()))
-        .collect();
-    (labels, roots.len())
 }
 
 fn options() -> aether_plan_options {
@@ -196,7 +129,7 @@ fn every_entry_point_in_the_header_is_called_here() {
 
 #[test]
 fn offsets_entry_points_agree_with_brute_force() {
-    let mut rng = Rng(0x5eed_0001);
+    let mut rng = Rng::new(0x5eed_0001);
     // The interpreter is ~1000x slower: fewer, smaller tables there.
     let (rounds, most) = if cfg!(miri) { (2, 5) } else { (6, 9) };
     for round in 0..rounds {
@@ -241,7 +174,7 @@ fn offsets_entry_points_agree_with_brute_force() {
                 0
             );
         }
-        assert_eq!((peak, peak_ws), (peak_by_nodes(&tensors), peak));
+        assert_eq!((peak, peak_ws), (brute_peak(&lifetimes(&tensors)), peak));
 
         for strategy in [
             AETHER_STRATEGY_GREEDY,
@@ -295,12 +228,12 @@ fn offsets_entry_points_agree_with_brute_force() {
 
 #[test]
 fn reduction_entry_points_agree_with_brute_force() {
-    let mut rng = Rng(0x5eed_0002);
+    let mut rng = Rng::new(0x5eed_0002);
     for _ in 0..6 {
         let n = 2 + rng.below(10);
         let m = rng.below(16);
         let edges = random_dag(&mut rng, n, m);
-        let expected = reduction_by_paths(n, &edges);
+        let expected = brute_reduction(n, &edge_pairs(&edges));
         let as_pairs = |out: &[aether_edge], count: usize| -> Vec<(usize, usize)> {
             out[..count].iter().map(|e| (e.source, e.target)).collect()
         };
@@ -397,12 +330,12 @@ fn reduction_entry_points_agree_with_brute_force() {
 
 #[test]
 fn islands_entry_points_agree_with_brute_force() {
-    let mut rng = Rng(0x5eed_0003);
+    let mut rng = Rng::new(0x5eed_0003);
     for _ in 0..6 {
         let n = 1 + rng.below(12);
         let m = rng.below(10);
         let pairs: Vec<(usize, usize)> = (0..m).map(|_| (rng.below(n), rng.below(n))).collect();
-        let (labels_expected, islands_expected) = islands_by_relabelling(n, &pairs);
+        let (labels_expected, islands_expected) = brute_islands(n, &pairs);
         let incidences: Vec<aether_incidence> = pairs
             .iter()
             .map(|&(a, b)| aether_incidence { a, b })
@@ -525,10 +458,24 @@ fn the_version_number_is_the_version_string_in_one_number() {
 
 #[test]
 fn every_status_has_its_own_description() {
-    let mut seen = Vec::new();
-    for status in 0..=AETHER_STATUS_OVERLAPPING_BUFFERS {
+    // The known codes are 0..count with no hole, whatever the newest code
+    // is, so that a new status needs no change here.
+    let described = |status: u32| {
         let text = unsafe { CStr::from_ptr(aether_status_str(status)) };
-        assert_ne!(text.to_str().unwrap(), "unknown status code", "{status}");
+        (text.to_str().unwrap() != "unknown status code").then_some(text)
+    };
+    let count = (0..).take_while(|&s| described(s).is_some()).count() as u32;
+    assert!(
+        count > AETHER_STATUS_OVERLAPPING_BUFFERS,
+        "only {count} codes"
+    );
+    assert!(
+        (count..count + 64).all(|s| described(s).is_none()),
+        "a hole after code {count}"
+    );
+    let mut seen = Vec::new();
+    for status in 0..count {
+        let text = described(status).unwrap();
         assert!(!seen.contains(&text), "{status} repeats {text:?}");
         seen.push(text);
     }
@@ -544,7 +491,7 @@ fn every_status_has_its_own_description() {
 /// build). Each struct lives alone in its own allocation, so under Miri a
 /// read past it is an error.
 #[test]
-fn defect_2_a_garbage_struct_size_is_refused_without_reading_past_the_struct() {
+fn a_garbage_struct_size_is_refused_without_reading_past_the_struct() {
     let tensors = [tensor(8, 0, 1)];
     for garbage in [0, 39, 44, 47, 257, 264, 4096, usize::MAX / 2, usize::MAX] {
         let mut opts = Box::new(options());
@@ -608,7 +555,7 @@ fn defect_2_a_garbage_struct_size_is_refused_without_reading_past_the_struct() {
 /// set, it is refused; left alone, it is zero and accepted. 0.1.0's only
 /// init wrote its own size, 40, so the newer field was ignored.
 #[test]
-fn defect_3_init_with_the_callers_size_lets_newer_fields_be_seen() {
+fn init_with_the_callers_size_lets_newer_fields_be_seen() {
     #[repr(C)]
     #[derive(Clone, Copy)]
     struct Newer {
@@ -673,7 +620,7 @@ fn defect_3_init_with_the_callers_size_lets_newer_fields_be_seen() {
 /// written, the count output included, and the status's description says
 /// so; 0.1.0's said the needed count was written.
 #[test]
-fn defect_4_a_short_workspace_writes_nothing_and_the_status_says_so() {
+fn a_short_workspace_writes_nothing_and_the_status_says_so() {
     let edges = [edge(0, 1), edge(1, 2), edge(0, 2)];
     let bytes = aether_transitive_reduction_workspace_size(3, 3);
     let mut words = workspace(bytes);
@@ -705,7 +652,7 @@ fn defect_4_a_short_workspace_writes_nothing_and_the_status_says_so() {
 /// the tensors), OK with wrong edges (edges_out inside the workspace), and
 /// wrote labels over the incidences it then rejected.
 #[test]
-fn defect_6_forbidden_overlaps_are_refused_with_nothing_written() {
+fn forbidden_overlaps_are_refused_with_nothing_written() {
     // Workspace over the tensors.
     let n = 4;
     let needed = aether_plan_offsets_workspace_size(n);
@@ -854,8 +801,8 @@ fn defect_6_forbidden_overlaps_are_refused_with_nothing_written() {
 /// while the offsets are written. 0.1.0 held a `&[T]` over the tensors
 /// across the `&mut` writes: correct bytes, undefined behaviour.
 #[test]
-fn defect_7_offsets_may_overwrite_the_tensors_in_the_workspace_form() {
-    let mut rng = Rng(0x5eed_0007);
+fn offsets_may_overwrite_the_tensors_in_the_workspace_form() {
+    let mut rng = Rng::new(0x5eed_0007);
     for _ in 0..4 {
         let n = 1 + rng.below(8);
         let tensors = random_tensors(&mut rng, n);
@@ -896,12 +843,12 @@ fn defect_7_offsets_may_overwrite_the_tensors_in_the_workspace_form() {
 /// declared size (a debug build aborts at `SIZE_MAX`; Miri flags 8 bytes
 /// over).
 #[test]
-fn defect_8_a_generous_workspace_size_touches_only_the_bytes_needed() {
+fn a_generous_workspace_size_touches_only_the_bytes_needed() {
     let tensors = [tensor(32, 0, 2), tensor(16, 1, 3), tensor(8, 2, 2)];
     let edges = [edge(0, 1), edge(1, 2), edge(0, 2)];
     let (mut plan, mut plan_arena) = ([0usize; 3], 0);
     unsafe { aether_plan_offsets(tensors.as_ptr(), 3, plan.as_mut_ptr(), &mut plan_arena) };
-    let reduced: Vec<aether_edge> = reduction_by_paths(3, &edges)
+    let reduced: Vec<aether_edge> = brute_reduction(3, &edge_pairs(&edges))
         .into_iter()
         .map(|(s, t)| edge(s, t))
         .collect();
@@ -934,7 +881,7 @@ fn defect_8_a_generous_workspace_size_touches_only_the_bytes_needed() {
                 &mut peak,
             )
         };
-        assert_eq!((status, peak), (0, peak_by_nodes(&tensors)));
+        assert_eq!((status, peak), (0, brute_peak(&lifetimes(&tensors))));
 
         let bytes = aether_transitive_reduction_workspace_size(3, 3);
         let mut words = vec![0u64; bytes / 8];
@@ -959,7 +906,7 @@ fn defect_8_a_generous_workspace_size_touches_only_the_bytes_needed() {
 /// and answers OK, as the main form does; 0.1.0 sized the n^2 matrix first
 /// and answered OVERFLOW.
 #[test]
-fn defect_10a_no_edges_needs_no_workspace_whatever_the_node_count() {
+fn no_edges_needs_no_workspace_whatever_the_node_count() {
     for node_count in [0usize, 1, 1 << 40, usize::MAX] {
         assert_eq!(aether_transitive_reduction_workspace_size(node_count, 0), 0);
         let (mut main_count, mut ws_count) = (7usize, 7usize);

@@ -9,30 +9,11 @@ use aether_planner::{
     islands, peak_live_bytes, plan_offsets, transitive_reduction, TensorLifetime,
 };
 
-/// splitmix64: a small seeded generator, so every instance can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..bound` (bound > 0).
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
-    }
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
-}
+// The tests' one seeded generator; the oracles these 15 tests check
+// against are written here, as the specification asks.
+#[path = "common/oracles.rs"]
+mod oracles;
+use oracles::Rng;
 
 fn tensor(size: usize, first_use: usize, last_use: usize) -> TensorLifetime {
     TensorLifetime {

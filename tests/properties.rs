@@ -3,12 +3,12 @@
 
 use aether_planner::{
     islands, peak_live_bytes, plan_offsets, transitive_reduction, try_peak_live_bytes,
-    try_plan_offsets, try_transitive_reduction, TensorLifetime,
+    try_plan_offsets, try_transitive_reduction, Islands, TensorLifetime,
 };
 use proptest::prelude::*;
 
 mod common;
-use common::oracles::{brute_islands, brute_peak, brute_reduction, reachability};
+use common::oracles::{brute_islands, brute_peak, brute_reduction, reachability, Rng};
 
 const CASES: u32 = 2_000;
 
@@ -118,15 +118,7 @@ proptest! {
     #[test]
     fn the_reduction_ignores_edge_order((n, edges) in dag(16), seed in any::<u64>()) {
         let mut shuffled = edges.clone();
-        // Fisher-Yates from a splitmix64 stream.
-        let mut state = seed;
-        for i in (1..shuffled.len()).rev() {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            shuffled.swap(i, ((z ^ (z >> 31)) % (i as u64 + 1)) as usize);
-        }
+        Rng::new(seed).shuffle(&mut shuffled);
         prop_assert_eq!(transitive_reduction(n, &edges), transitive_reduction(n, &shuffled));
     }
 
@@ -147,7 +139,11 @@ proptest! {
 
     #[test]
     fn islands_are_the_components_of_a_traversal((n, incidences) in incidences(40)) {
-        prop_assert_eq!(islands(n, &incidences), brute_islands(n, &incidences));
+        let expected = brute_islands(n, &incidences);
+        prop_assert_eq!(&islands(n, &incidences), &expected);
+        // The named result is the same answer.
+        let found = Islands::find(n, &incidences);
+        prop_assert_eq!((found.labels, found.count), expected);
     }
 
     #[test]

@@ -14,6 +14,10 @@ use aether_planner::{
     try_transitive_reduction_with_budget, PlanError,
 };
 
+#[path = "common/oracles.rs"]
+mod oracles;
+use oracles::{sparse_reduction, Rng};
+
 /// Set in the child: the extra address space, in MiB, it may use.
 const CHILD: &str = "AETHER_REDUCTION_MEMORY_CHILD_MIB";
 
@@ -75,49 +79,6 @@ fn limited(name: &str, extra_mib: u64) -> bool {
     }
 }
 
-/// The oracle: edge `u → v` survives iff no other successor of `u` reaches
-/// `v` (depth-first search over the edge list; small graphs only).
-fn reduction_by_search(edges: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    let reaches = |from: usize, to: usize| {
-        let mut stack = vec![from];
-        let mut seen = std::collections::HashSet::new();
-        while let Some(x) = stack.pop() {
-            if x == to {
-                return true;
-            }
-            if seen.insert(x) {
-                stack.extend(edges.iter().filter(|e| e.0 == x).map(|e| e.1));
-            }
-        }
-        false
-    };
-    let mut kept: Vec<(usize, usize)> = edges
-        .iter()
-        .copied()
-        .filter(|&(u, v)| {
-            !edges
-                .iter()
-                .any(|&(s, w)| s == u && w != v && reaches(w, v))
-        })
-        .collect();
-    kept.sort_unstable();
-    kept.dedup();
-    kept
-}
-
-/// A small seeded generator, independent of the library's.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, bound: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) as usize) % bound
-    }
-}
-
 #[test]
 fn any_order_with_one_edge_and_2_pow_26_nodes_needs_no_node_sized_array() {
     // 0.1.0 built six arrays of 2^26 entries (2.5 GiB) first, then refused.
@@ -147,7 +108,7 @@ fn any_order_with_one_edge_and_2_pow_26_nodes_needs_no_node_sized_array() {
 
 #[test]
 fn sparse_graphs_on_huge_node_counts_equal_the_search_in_both_forms() {
-    let mut rng = Lcg(0x5EED_0014);
+    let mut rng = Rng::new(0x5EED_0014);
     for round in 0..200 {
         let node_count = [1usize << 40, 1 << 20, 1_000][round % 3];
         // A few nodes spread over the whole range, so most lie on no edge.
@@ -163,7 +124,7 @@ fn sparse_graphs_on_huge_node_counts_equal_the_search_in_both_forms() {
                 edges.push((nodes[i], nodes[j]));
             }
         }
-        let expected = reduction_by_search(&edges);
+        let expected = sparse_reduction(&edges);
         assert_eq!(
             try_transitive_reduction(node_count, &edges).as_ref(),
             Ok(&expected),
@@ -200,7 +161,7 @@ fn a_triangle_beyond_the_address_space_left_is_reduced_in_smaller_blocks() {
         return;
     }
     let n = 40_000;
-    let mut rng = Lcg(0x5EED_0015);
+    let mut rng = Rng::new(0x5EED_0015);
     let chain: Vec<(usize, usize)> = (1..n).map(|v| (v - 1, v)).collect();
     let mut edges = chain.clone();
     for _ in 0..n {

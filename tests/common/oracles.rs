@@ -1,13 +1,17 @@
-//! The tests' seeded generator and naive oracles, written independently of
-//! the library: each computes its answer from the definition, by brute force
-//! or a plain traversal.
+//! The tests' one seeded generator and their naive oracles, written
+//! independently of the library: each oracle computes its answer from the
+//! definition, by brute force or a plain traversal.
+
+#![allow(dead_code)] // each test file uses its own part
 
 use std::collections::BTreeSet;
 
 use aether_planner::TensorLifetime;
 
-/// splitmix64 (Steele, Lea and Flood, 2014): a small seeded generator, so
-/// every instance can be replayed from its seed.
+/// splitmix64 (Steele, Lea and Flood, 2014): the tests' one seeded
+/// generator, so every instance can be replayed from its seed. (The library
+/// has its own, `src/rng.rs`, for the heuristic; a test's instances never
+/// depend on it.)
 pub struct Rng(u64);
 
 impl Rng {
@@ -21,7 +25,7 @@ impl Rng {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    /// Uniform in `0..bound` (bound > 0).
+    /// Uniform in `0..bound` (bound > 0), up to the modulo's bias.
     pub fn below(&mut self, bound: usize) -> usize {
         (self.next() % bound as u64) as usize
     }
@@ -47,6 +51,22 @@ pub fn brute_peak(tensors: &[TensorLifetime]) -> usize {
         })
         .max()
         .unwrap_or(0)
+}
+
+/// The first pair `(i, j)`, `i < j`, of tensors live at a common node whose
+/// byte ranges `[offset, offset + size)` meet, by comparing every pair; `None`
+/// for a sound plan. Zero-size tensors occupy no byte.
+pub fn first_shared_byte(tensors: &[TensorLifetime], offsets: &[usize]) -> Option<(usize, usize)> {
+    for (i, a) in tensors.iter().enumerate() {
+        for (j, b) in tensors.iter().enumerate().skip(i + 1) {
+            let live_together = a.first_use <= b.last_use && b.first_use <= a.last_use;
+            let share = offsets[i] < offsets[j] + b.size && offsets[j] < offsets[i] + a.size;
+            if live_together && a.size > 0 && b.size > 0 && share {
+                return Some((i, j));
+            }
+        }
+    }
+    None
 }
 
 /// Strict reachability: `reach[u][v]` iff a non-empty path leads from `u` to
@@ -85,6 +105,38 @@ pub fn brute_reduction(node_count: usize, edges: &[(usize, usize)]) -> Vec<(usiz
                 .any(|&(a, w)| a == u && w != v && reach[w][v])
         })
         .collect()
+}
+
+/// The transitive reduction of a graph given by its edges alone, whatever
+/// its node count: edge `u → v` survives iff no other successor of `u`
+/// reaches `v`, by depth-first search over the edge list (few edges only).
+/// Sorted, each edge once.
+pub fn sparse_reduction(edges: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let reaches = |from: usize, to: usize| {
+        let mut stack = vec![from];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(x) = stack.pop() {
+            if x == to {
+                return true;
+            }
+            if seen.insert(x) {
+                stack.extend(edges.iter().filter(|e| e.0 == x).map(|e| e.1));
+            }
+        }
+        false
+    };
+    let mut kept: Vec<(usize, usize)> = edges
+        .iter()
+        .copied()
+        .filter(|&(u, v)| {
+            !edges
+                .iter()
+                .any(|&(s, w)| s == u && w != v && reaches(w, v))
+        })
+        .collect();
+    kept.sort_unstable();
+    kept.dedup();
+    kept
 }
 
 /// Components by breadth-first search, numbered in order of their smallest
