@@ -79,17 +79,18 @@ fn is_sound(tensors: &[TensorLifetime], report: &PlanReport) -> bool {
 /// Plans `repeats` times and keeps the shortest time: on a shared machine
 /// the minimum is the figure least disturbed by other work. Every repeat
 /// must give the same report.
+// Options are set field by field, not by a struct literal, so that this
+// keeps compiling when PlanOptions gains fields (#[non_exhaustive]).
+#[allow(clippy::field_reassign_with_default)]
 fn run(
     tensors: &[TensorLifetime],
     strategy: Strategy,
     budget: SearchBudget,
     repeats: usize,
 ) -> Result<(PlanReport, Duration), String> {
-    let options = PlanOptions {
-        strategy,
-        budget,
-        ..PlanOptions::default()
-    };
+    let mut options = PlanOptions::default();
+    options.strategy = strategy;
+    options.budget = budget;
     let mut best: Option<(PlanReport, Duration)> = None;
     for _ in 0..repeats.max(1) {
         let clock = Instant::now();
