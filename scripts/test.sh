@@ -280,6 +280,13 @@ stage_cmake() {
     case "$(realpath "$p")" in "$prefix"/*) ;; *) echo "a .pc path leads outside the prefix: $p" >&2; exit 1 ;; esac
   done
 
+  # ... and --define-prefix prints them normalised.
+  local normalised
+  normalised=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --define-prefix --cflags --libs \
+    aether_planner | xargs)
+  [ "$normalised" = "-I$prefix/include -L$prefix/lib -Wl,-rpath,$prefix/lib -laether_planner" ] ||
+    { echo "pkg-config --define-prefix printed: $normalised" >&2; exit 1; }
+
   echo "== installed sizes against the README's table (10% tolerance)"
   cc -std=c99 -O2 -I"$prefix/include" c_tests/consumer/main.c "$prefix/lib/libaether_planner.a" \
     -lpthread -ldl -lm -Wl,--gc-sections -o "$pc/app_static_gc"
