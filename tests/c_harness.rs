@@ -133,6 +133,24 @@ fn the_shared_library_exports_exactly_the_abis_entry_points_and_the_header_decla
     }
 }
 
+/// The ABI promise: every symbol 0.1 exported (`c_tests/abi/symbols-0.1.txt`,
+/// the list as released) is still exported, whatever was added since.
+#[test]
+fn every_symbol_of_0_1_is_still_exported() {
+    let released = std::fs::read_to_string(format!("{ROOT}/c_tests/abi/symbols-0.1.txt")).unwrap();
+    let released: Vec<&str> = released.split_whitespace().collect();
+    assert!(released.len() >= 23, "the 0.1 list is cut short");
+    let symbols = run(Command::new("nm")
+        .args(["-D", "--defined-only", "--format=posix"])
+        .arg(&artifacts().shared_lib));
+    let exported: Vec<&str> = symbols
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let lost: Vec<&&str> = released.iter().filter(|s| !exported.contains(s)).collect();
+    assert!(lost.is_empty(), "no longer exported: {lost:?}");
+}
+
 #[test]
 fn a_panic_inside_any_entry_point_becomes_a_status_and_the_process_goes_on() {
     let injected = build_artifacts("c-harness-panic", "panic-injection");
