@@ -25,9 +25,26 @@ fn node(bytes: &mut Bytes<'_>, extreme: bool) -> usize {
     }
 }
 
-/// An alignment: mostly valid, sometimes 0 or not a power of two.
+/// An alignment: a valid one, one time in 32 0 or 3.
 fn alignment(bytes: &mut Bytes<'_>) -> usize {
-    [1, 1, 2, 4, 8, 16, 4096, 1 << 40, 1 << 63, 3, 0][bytes.byte() as usize % 11]
+    let b = bytes.byte() as usize;
+    match b % 64 {
+        0 => 3,
+        1 => 0,
+        _ => [1, 1, 1, 2, 4, 8, 16, 4096, 1 << 40, 1 << 63][b % 10],
+    }
+}
+
+/// A value in `low..=high`, from one byte: mostly near either end.
+fn within(bytes: &mut Bytes<'_>, low: usize, high: usize) -> usize {
+    let b = bytes.byte() as usize;
+    let width = high - low;
+    match b % 4 {
+        0 => low,
+        1 => high,
+        2 => low + (b / 4) % (width.saturating_add(1)).max(1),
+        _ => high - (b / 4) % (width.saturating_add(1)).max(1),
+    }
 }
 
 /// A problem and the strategy to plan it with, from the fuzzer's bytes.
@@ -76,31 +93,35 @@ pub fn decode(data: &[u8]) -> (Problem, u32) {
             .map(|_| Some(bytes.number(128)).filter(|&h| h != AETHER_OFFSET_FREE))
             .collect();
     }
+    // One problem in eight has items drawn anyhow (one in four of its
+    // items); the others are well formed, so that most problems get planned.
+    let careless = bytes.byte().is_multiple_of(8);
     while !bytes.is_empty() && p.gaps.len() + p.reuses.len() < 10 {
         let kind = bytes.byte();
-        let a = bytes.byte() as usize % (n + 1);
+        let anyhow = n == 0 || (careless && kind % 4 == 3);
+        let a = bytes.byte() as usize % if anyhow { n + 1 } else { n.max(1) };
         if kind.is_multiple_of(2) {
-            // Mostly inside the tensor's lifetime, sometimes anywhere.
-            let (base, size) = p.tensors.get(a).map_or((0, 0), |t| (t.first, t.size));
-            let first = if kind % 8 == 6 {
-                node(&mut bytes, extreme)
-            } else {
-                base.saturating_add(bytes.byte() as usize % 4)
+            let Some(&t) = p.tensors.get(a).filter(|_| !anyhow) else {
+                let first = node(&mut bytes, extreme);
+                p.gaps.push(Gap {
+                    tensor: a,
+                    first,
+                    last: first.saturating_add(bytes.byte() as usize % 3),
+                    window: Some((bytes.number(64), bytes.number(64))),
+                });
+                continue;
             };
-            let last = first.saturating_add(bytes.byte() as usize % 3);
+            let first = within(&mut bytes, t.first, t.last);
+            let last = within(&mut bytes, first, t.last);
+            if p.gaps
+                .iter()
+                .any(|g| g.tensor == a && g.first <= last && first <= g.last)
+            {
+                continue;
+            }
             let window = kind.is_multiple_of(4).then(|| {
-                let lo = match bytes.byte() % 4 {
-                    0 => 0,
-                    1 => size,
-                    2 => bytes.number(64),
-                    _ => bytes.byte() as usize % (size.saturating_add(1)).max(1),
-                };
-                let hi = match bytes.byte() % 3 {
-                    0 => size,
-                    1 => lo.saturating_add(bytes.byte() as usize % 8),
-                    _ => bytes.number(64),
-                };
-                (lo, hi)
+                let lo = within(&mut bytes, 0, t.size);
+                (lo, within(&mut bytes, lo, t.size))
             });
             p.gaps.push(Gap {
                 tensor: a,
@@ -109,7 +130,29 @@ pub fn decode(data: &[u8]) -> (Problem, u32) {
                 window,
             });
         } else {
-            p.reuses.push((a, bytes.byte() as usize % (n + 1)));
+            let b = bytes.byte() as usize % if anyhow { n + 1 } else { n.max(1) };
+            if anyhow {
+                p.reuses.push((a, b));
+                continue;
+            }
+            let (Some(x), Some(y)) = (p.tensors.get(a), p.tensors.get(b)) else {
+                continue;
+            };
+            // The smaller reuses the larger, each reuses once, and no
+            // chain closes on itself.
+            let (t, r) = if x.size <= y.size { (a, b) } else { (b, a) };
+            let mut up = r;
+            let mut closes = false;
+            for _ in 0..=n {
+                closes |= up == t;
+                match p.reuses.iter().find(|&&(u, _)| u == up) {
+                    Some(&(_, next)) if !closes => up = next,
+                    _ => break,
+                }
+            }
+            if !closes && !p.reuses.iter().any(|&(u, _)| u == t) {
+                p.reuses.push((t, r));
+            }
         }
     }
     if mode & 16 != 0 {
@@ -280,9 +323,13 @@ pub fn judge(p: &Problem, outcome: &Outcome) {
     let Brute { best, exact } = model.brute_force();
     match &best {
         Some((least, plan)) => {
-            // A plan exists (checked): only a plan or "not proven" may come.
+            // A plan exists (checked): only a plan or "not found" may come.
+            // OVERFLOW is the latter: the strategy's own plan passed
+            // usize::MAX, as the greedy's may on sizes this large.
             assert!(
-                status == AETHER_STATUS_OK || status == AETHER_STATUS_DOES_NOT_FIT_UNPROVEN,
+                status == AETHER_STATUS_OK
+                    || status == AETHER_STATUS_DOES_NOT_FIT_UNPROVEN
+                    || status == AETHER_STATUS_OVERFLOW,
                 "status {status} though the plan {plan:?} (arena {least}) is sound: {p:?}"
             );
             if status == AETHER_STATUS_OK {
@@ -321,6 +368,40 @@ pub fn run(data: &[u8]) {
     let (p, strategy) = decode(data);
     let outcome = plan(&p, strategy);
     judge(&p, &outcome);
+    hints_that_cannot_fit_change_nothing(&p, strategy, &outcome);
+}
+
+/// A hint is kept only when the tensor fits there within the capacity (and
+/// usize::MAX): a hint whose end passes it is never kept, so dropping it
+/// must change nothing, neither the status nor the plan. Only tensors that
+/// reuse no memory and whose memory none reuses are asked: which member's
+/// hint a group follows is not said.
+fn hints_that_cannot_fit_change_nothing(p: &Problem, strategy: u32, outcome: &Outcome) {
+    let limit = p.capacity.map_or(usize::MAX as u128, |c| c as u128);
+    let alone = |t: usize| !p.reuses.iter().any(|&(a, b)| a == t || b == t);
+    let rounded = |t: usize| {
+        let a = p.alignment.max(1) as u128;
+        (p.tensors[t].size as u128).div_ceil(a) * a
+    };
+    let mut q = p.clone();
+    let mut dropped = false;
+    for (t, hint) in q.hints.iter_mut().enumerate() {
+        if let Some(h) = *hint {
+            if alone(t) && h as u128 + rounded(t) > limit {
+                *hint = None;
+                dropped = true;
+            }
+        }
+    }
+    if !dropped {
+        return;
+    }
+    let without = plan(&q, strategy);
+    assert_eq!(
+        (outcome.status, &outcome.offsets),
+        (without.status, &without.offsets),
+        "hints that cannot fit changed the answer: {p:?}"
+    );
 }
 
 #[cfg(test)]
