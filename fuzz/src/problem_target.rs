@@ -361,6 +361,28 @@ pub fn judge(p: &Problem, outcome: &Outcome) {
         }
         None => {}
     }
+    // A refusal's lower bound holds for every plan, those past the
+    // capacity too.
+    let refused = [
+        AETHER_STATUS_DOES_NOT_FIT,
+        AETHER_STATUS_DOES_NOT_FIT_UNPROVEN,
+    ];
+    if refused.contains(&status) && p.capacity.is_some() {
+        let unbounded = Problem {
+            capacity: None,
+            ..p.clone()
+        };
+        if let Ok(model) = unbounded.model() {
+            if let Some((least, plan)) = model.brute_force().best {
+                assert!(
+                    outcome.detail.lower_bound as u128 <= least,
+                    "refusal's lower bound {} above the plan {plan:?} of {least} past the \
+                     capacity: {p:?}",
+                    outcome.detail.lower_bound
+                );
+            }
+        }
+    }
 }
 
 /// The fuzz target: one problem, its strategy from the bytes.
