@@ -3,11 +3,11 @@
 //! own `reuses`. Each is read into the library's [`PlanProblem`] terms:
 //! inclusive node indices, tensors by index.
 
-use aether_planner::{LifetimeGap, PlanError, PlanProblem, Reuse, Strategy, TensorLifetime};
+use aether_planner::{LifetimeGap, PlanProblem, Reuse, TensorLifetime};
 use csv::StringRecord;
 
 use crate::input::{parse_count, At, CliError};
-use crate::offsets::{TableFormat, TensorTable, Texts};
+use crate::table::{TableFormat, Texts};
 
 /// Where each constraint column is in the header, if it is there.
 #[derive(Clone, Copy, Debug, Default)]
@@ -331,91 +331,9 @@ fn parse_gap(
     })
 }
 
-/// The time spans `[start, end)` of tensor `t` and the bytes it occupies in
-/// each: its size outside its gaps, its window's width in a gap.
-fn pieces(t: usize, tensor: &TensorLifetime, c: &Constraints) -> Vec<(u128, u128, u128)> {
-    let mut gaps: Vec<&LifetimeGap> = c.gaps_of(t).collect();
-    gaps.sort_by_key(|g| g.first);
-    let mut out = Vec::new();
-    let mut at = tensor.first_use as u128;
-    for g in gaps {
-        if (g.first as u128) > at {
-            out.push((at, g.first as u128, tensor.size as u128));
-        }
-        if let Some((lo, hi)) = g.window {
-            out.push((g.first as u128, g.last as u128 + 1, (hi - lo) as u128));
-        }
-        at = g.last as u128 + 1;
-    }
-    if at <= tensor.last_use as u128 {
-        out.push((at, tensor.last_use as u128 + 1, tensor.size as u128));
-    }
-    out
-}
-
-/// The most bytes occupied at one node, with gaps and windows, a reuse group
-/// counted once (its largest active member): no arena can be smaller.
-pub fn peak(tensors: &[TensorLifetime], c: &Constraints) -> usize {
-    let root = |mut t: usize| {
-        // Chains are checked acyclic by the library before this is asked.
-        let mut steps = 0;
-        while let Some(r) = c.reuses_of.get(t).copied().flatten() {
-            t = r;
-            steps += 1;
-            if steps > tensors.len() {
-                break;
-            }
-        }
-        t
-    };
-    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-    for t in 0..tensors.len() {
-        groups.entry(root(t)).or_default().push(t);
-    }
-    let mut events: Vec<(u128, i8, u128)> = Vec::new();
-    for members in groups.values() {
-        let all: Vec<(u128, u128, u128)> = members
-            .iter()
-            .flat_map(|&t| pieces(t, &tensors[t], c))
-            .collect();
-        if members.len() == 1 {
-            for &(s, e, b) in &all {
-                events.push((s, 1, b));
-                events.push((e, 0, b));
-            }
-            continue;
-        }
-        let mut cuts: Vec<u128> = all.iter().flat_map(|&(s, e, _)| [s, e]).collect();
-        cuts.sort_unstable();
-        cuts.dedup();
-        for w in cuts.windows(2) {
-            let b = all
-                .iter()
-                .filter(|&&(s, e, _)| s <= w[0] && w[1] <= e)
-                .map(|&(_, _, b)| b)
-                .max()
-                .unwrap_or(0);
-            events.push((w[0], 1, b));
-            events.push((w[1], 0, b));
-        }
-    }
-    // Ends (0) before starts (1) at one time: spans are half-open.
-    events.sort_unstable_by_key(|&(time, kind, _)| (time, kind));
-    let (mut live, mut most) = (0u128, 0u128);
-    for (_, kind, bytes) in events {
-        if kind == 1 {
-            live += bytes;
-            most = most.max(live);
-        } else {
-            live -= bytes;
-        }
-    }
-    usize::try_from(most).unwrap_or(usize::MAX)
-}
-
 impl Constraints {
     /// The first tensor of `t`'s reuse chain: the one whose memory it is.
-    fn root(&self, mut t: usize) -> usize {
+    pub fn root(&self, mut t: usize) -> usize {
         for _ in 0..self.reuses_of.len() {
             match self.reuses_of.get(t).copied().flatten() {
                 Some(r) => t = r,
@@ -424,109 +342,4 @@ impl Constraints {
         }
         t
     }
-}
-
-/// A library refusal of a constrained problem, located at the rows of the
-/// tensors it names; `None` for errors the caller words itself.
-pub fn refusal(table: &TensorTable, strategy: Strategy, error: &PlanError) -> Option<CliError> {
-    let c = table.constraints.as_ref()?;
-    let at = |t: usize| At {
-        file: &table.name,
-        line: table.lines[t],
-    };
-    let who = |t: usize| format!("{:?} (line {})", table.label(t), table.lines[t]);
-    let fixed = fixed_column(table.format);
-    Some(match *error {
-        PlanError::DoesNotFit {
-            capacity,
-            lower_bound,
-            proven,
-        } => {
-            let why = if !proven {
-                let stopped = match strategy {
-                    Strategy::Greedy => "the greedy planner found no plan within it",
-                    Strategy::Heuristic => "the heuristic found no plan within it",
-                    Strategy::Search => {
-                        "the search's budget ran out before it found a plan or proved there is none"
-                    }
-                };
-                format!(
-                    "not proven: {stopped} (lower bound {lower_bound} bytes); --strategy search \
-                     with a larger --budget-nodes may find one"
-                )
-            } else if lower_bound > capacity {
-                format!("proven: the lower bound, {lower_bound} bytes, is above it")
-            } else {
-                format!("proven: the search tried every plan (lower bound {lower_bound} bytes)")
-            };
-            CliError::new(format!(
-                "{}: does not fit in --capacity {capacity} bytes, {why}; no plan written",
-                table.name
-            ))
-        }
-        PlanError::InvalidTensorAlignment { tensor, alignment } => at(tensor).field(
-            "alignment",
-            format!("{alignment} is not a power of two (1, 2, 4, 8, ...)"),
-        ),
-        PlanError::MisalignedFixedOffset {
-            tensor,
-            offset,
-            alignment,
-        } => at(tensor).field(
-            fixed,
-            format!(
-                "{offset} is not a multiple of {alignment}, the alignment this buffer needs (its \
-                 own, --align, or that of a buffer reusing its memory)"
-            ),
-        ),
-        PlanError::ConflictingFixedOffsets { first, second } => {
-            let (a, b) = (c.fixed[first], c.fixed[second]);
-            let shown = |o: Option<usize>| o.map_or("its group's".to_owned(), |o| o.to_string());
-            if c.root(first) == c.root(second) {
-                at(first).field(
-                    fixed,
-                    format!(
-                        "fixed at {}, but it shares memory by reuse with {} fixed at {}",
-                        shown(a),
-                        who(second),
-                        shown(b)
-                    ),
-                )
-            } else {
-                at(first).field(
-                    fixed,
-                    format!(
-                        "fixed at {}, it shares bytes with {} fixed at {} while both are live",
-                        shown(a),
-                        who(second),
-                        shown(b)
-                    ),
-                )
-            }
-        }
-        PlanError::InvalidGap { gap, tensor } => at(tensor).field(
-            "gaps",
-            format!(
-                "gap {:?} overlaps another gap of the buffer, or its window passes the buffer's \
-                 {} bytes",
-                c.gap_text.get(gap).map_or("", String::as_str),
-                table.tensors[tensor].size
-            ),
-        ),
-        PlanError::InvalidReuse { tensor, reused, .. } => {
-            let (size, room) = (table.tensors[tensor].size, table.tensors[reused].size);
-            let message = if tensor == reused {
-                "a buffer cannot reuse its own memory".to_owned()
-            } else if size > room {
-                format!(
-                    "its {size} bytes do not fit in the {room} bytes of {}",
-                    who(reused)
-                )
-            } else {
-                format!("reusing {} closes a cycle of reuses", who(reused))
-            };
-            at(tensor).field("reuses", message)
-        }
-        _ => return None,
-    })
 }

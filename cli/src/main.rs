@@ -13,6 +13,7 @@ mod input;
 mod offsets;
 mod progress;
 mod svg;
+mod table;
 mod units;
 
 use std::fs::File;
@@ -91,8 +92,10 @@ Strategies (--strategy):
   heuristic   the best of several orderings and placement rules, then local moves
   search      exact branch and bound from the heuristic's plan, until the plan is
               proven optimal or a budget runs out: --budget-nodes N (default
-              300000; `none` for no limit), --budget-ms N (default: 60000).
-              With only a node budget the plan is the same on every machine.
+              {NODES}; `none` for no limit), and --budget-ms N, a time cap
+              (default: none: no time cap). With only a node budget the plan
+              is the same on every machine; a time cap that is reached makes
+              it depend on the machine's speed.
 
 --align N (a power of two, default 1) makes every offset a multiple of N and
 rounds every size up to a multiple of N; the peak, the arena, the lower bound
@@ -183,7 +186,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Plan byte offsets for a table of tensor lifetimes (default: MobileNet V1).
-    #[command(after_help = OFFSETS_HELP)]
+    #[command(after_help = offsets_help())]
     Offsets(OffsetsArgs),
     /// Print the transitive reduction of a DAG's edge list.
     #[command(after_help = REDUCE_HELP)]
@@ -213,11 +216,11 @@ struct OffsetsArgs {
     /// Every offset a multiple of N, a power of two; sizes are rounded up to N.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_alignment)]
     align: usize,
-    /// Time limit of --strategy search in milliseconds, or `none` [default: none]
+    /// Time cap of --strategy search in milliseconds, or `none` [default: none: no time cap]
     #[arg(long, value_name = "N", value_parser = parse_limit)]
     budget_ms: Option<Limit>,
-    /// Node limit of --strategy search, or `none` [default: 300000]
-    #[arg(long, value_name = "N", value_parser = parse_limit)]
+    /// Node budget of --strategy search (help: `node_budget_help`).
+    #[arg(long, value_name = "N", value_parser = parse_limit, help = node_budget_help())]
     budget_nodes: Option<Limit>,
     /// Every buffer must end at or below N bytes; else "does not fit", no plan.
     #[arg(long, value_name = "N")]
@@ -259,6 +262,29 @@ impl Limit {
             Limit::Unlimited => None,
         }
     }
+}
+
+/// The library's default node budget, which `--budget-nodes` defaults to.
+fn default_node_budget() -> Option<u64> {
+    SearchBudget::default().nodes
+}
+
+/// The node budget's default in words: `300000`, or `none`.
+fn default_node_budget_text() -> String {
+    default_node_budget().map_or("none".to_owned(), |n| n.to_string())
+}
+
+/// `--budget-nodes`' help, with the library's default.
+fn node_budget_help() -> String {
+    format!(
+        "Node budget of --strategy search, or `none` for no limit [default: {}]",
+        default_node_budget_text()
+    )
+}
+
+/// `offsets --help`'s text after the flags, with the library's node budget.
+fn offsets_help() -> String {
+    OFFSETS_HELP.replace("{NODES}", &default_node_budget_text())
 }
 
 /// `--align`: a power of two.
@@ -405,6 +431,9 @@ fn stream_file(
         .map_err(|e| cannot_write(path, e))
 }
 
+// Options are set field by field, not by a struct literal, so that the
+// library may make `PlanOptions` #[non_exhaustive].
+#[allow(clippy::field_reassign_with_default)]
 fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
     let (input, title) = match &args.file {
         Some(path) => {
@@ -422,18 +451,21 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
             )
         }
     };
-    let defaults = SearchBudget::default();
-    let options = PlanOptions {
-        alignment: args.align,
-        strategy: args.strategy.into(),
-        budget: SearchBudget {
-            time: args
-                .budget_ms
-                .map_or(defaults.time, |ms| ms.get().map(Duration::from_millis)),
-            nodes: args.budget_nodes.map_or(defaults.nodes, Limit::get),
-        },
-    };
-    let planned = offsets::plan(offsets::read_table(&input)?, &options, args.capacity)?;
+    let mut options = PlanOptions::default();
+    options.alignment = args.align;
+    options.strategy = args.strategy.into();
+    // No time cap unless one is asked for: the node budget alone ends the
+    // search, so the plan is the same on every machine.
+    options.budget.time = args
+        .budget_ms
+        .and_then(Limit::get)
+        .map(Duration::from_millis);
+    options.budget.nodes = args.budget_nodes.map_or(default_node_budget(), Limit::get);
+    let table = offsets::read_table(&input)?;
+    if args.format == Some(Format::Minimalloc) {
+        table.check_minimalloc()?;
+    }
+    let planned = offsets::plan(table, &options, args.capacity)?;
     // Never freed: the process ends once the plan is written, and handing a
     // million rows' strings back to the allocator one by one costs more
     // than writing them.

@@ -1,43 +1,28 @@
 //! `aether-plan offsets`: read a tensor table, plan it with the library, and
 //! say what came out (summary, table, CSV, JSON).
 
+mod refusal;
 mod summary;
 mod write;
 
 use std::time::{Duration, Instant};
 
 use aether_planner::{
-    try_peak_live_bytes, try_plan_offsets_with, try_plan_problem, PlanError, PlanOptions,
-    PlanReport, Strategy, TensorLifetime,
+    try_peak_live_bytes, try_plan_offsets_with, try_plan_problem, PlanOptions, PlanReport,
+    Strategy, TensorLifetime,
 };
 
 use csv::StringRecord;
 
 use crate::constraints::{ConstraintColumns, Constraints};
 use crate::input::{parse_count, read_csv, At, CliError, FirstError, Input};
+use crate::table::{Rows, TableFormat, Texts};
 use crate::units::plural;
+
+pub use refusal::refused;
 
 /// The header lines `offsets` accepts, for messages.
 pub const EXPECTED_HEADERS: &str = "'size,first_use,last_use' or 'id,lower,upper,size'";
-
-/// Which of the two tensor-table formats a file is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TableFormat {
-    /// `size,first_use,last_use`: inclusive node indices.
-    Inclusive,
-    /// MiniMalloc's `id,lower,upper,size`: `upper` is exclusive.
-    MiniMalloc,
-}
-
-impl TableFormat {
-    /// The format's canonical header.
-    pub fn header(self) -> &'static str {
-        match self {
-            TableFormat::Inclusive => "size,first_use,last_use",
-            TableFormat::MiniMalloc => "id,lower,upper,size",
-        }
-    }
-}
 
 /// A tensor table as read: the lifetimes for the library, and what is needed
 /// to point back at the file and to echo its rows.
@@ -60,85 +45,6 @@ pub struct TensorTable {
     pub constraints: Option<Constraints>,
     /// The lifetimes, inclusive, in file order.
     pub tensors: Vec<TensorLifetime>,
-}
-
-/// The fields of every row in one buffer, so that a large table costs two
-/// allocations rather than one per field.
-pub struct Rows {
-    text: String,
-    /// Where each field ends in `text`, row after row.
-    ends: Vec<usize>,
-    /// Fields per row.
-    width: usize,
-}
-
-impl Rows {
-    fn new(width: usize) -> Self {
-        Rows {
-            text: String::new(),
-            ends: Vec::new(),
-            width,
-        }
-    }
-
-    /// Room for `rows` rows of `bytes` bytes in all.
-    fn reserve(&mut self, rows: usize, bytes: usize) {
-        self.ends.reserve(rows * self.width);
-        self.text.reserve(bytes);
-    }
-
-    /// Appends a row of exactly `width` fields.
-    fn push<'a>(&mut self, fields: impl Iterator<Item = &'a str>) {
-        for field in fields {
-            self.text.push_str(field);
-            self.ends.push(self.text.len());
-        }
-        debug_assert_eq!(self.ends.len() % self.width.max(1), 0);
-    }
-
-    /// Row `i`'s fields.
-    pub fn row(&self, i: usize) -> impl Iterator<Item = &str> {
-        let ends = &self.ends[i * self.width..(i + 1) * self.width];
-        let mut start = if i == 0 || self.width == 0 {
-            0
-        } else {
-            self.ends[i * self.width - 1]
-        };
-        ends.iter().map(move |&end| {
-            let field = &self.text[start..end];
-            start = end;
-            field
-        })
-    }
-}
-
-/// One text per tensor (its `id` or its `name`), all in one buffer.
-#[derive(Default)]
-pub struct Texts {
-    text: String,
-    /// Where each tensor's text ends in `text`.
-    ends: Vec<usize>,
-}
-
-impl Texts {
-    fn push(&mut self, text: &str) {
-        self.text.push_str(text);
-        self.ends.push(self.text.len());
-    }
-
-    /// Every text, in tensor order.
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
-        (0..self.ends.len()).map(|i| &self[i])
-    }
-}
-
-impl std::ops::Index<usize> for Texts {
-    type Output = str;
-
-    fn index(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.text[start..self.ends[i]]
-    }
 }
 
 /// Reads a tensor table in either format, detected from its header. Columns
@@ -285,53 +191,6 @@ fn columns(format: TableFormat) -> [&'static str; 3] {
     }
 }
 
-/// The library's `try_peak_live_bytes`, in linear time when the node
-/// indices are dense (as a compiler's are): one pass adds each tensor to a
-/// table over the node range, a second sums it. Sparse indices, and every
-/// input the library would refuse, go to the library's sweep, so that a
-/// refusal reads as it always has.
-fn peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanError> {
-    dense_peak(tensors).map_or_else(|| try_peak_live_bytes(tensors), Ok)
-}
-
-/// The peak by a table over the nodes, or `None` when the node range is
-/// more than twice the tensor count (the table would be mostly empty), a
-/// lifetime is invalid, or a sum overflows.
-fn dense_peak(tensors: &[TensorLifetime]) -> Option<usize> {
-    let (mut low, mut high) = (usize::MAX, 0);
-    for t in tensors {
-        if t.first_use > t.last_use {
-            return None;
-        }
-        if t.size > 0 {
-            low = low.min(t.first_use);
-            high = high.max(t.last_use);
-        }
-    }
-    if low > high {
-        return Some(0);
-    }
-    let span = (high - low).checked_add(1)?;
-    if span > 2 * tensors.len() + 1024 {
-        return None;
-    }
-    // Bytes entering at each node, and bytes leaving after it.
-    let mut enter = vec![0usize; span];
-    let mut leave = vec![0usize; span];
-    for t in tensors.iter().filter(|t| t.size > 0) {
-        let (first, last) = (t.first_use - low, t.last_use - low);
-        enter[first] = enter[first].checked_add(t.size)?;
-        leave[last] = leave[last].checked_add(t.size)?;
-    }
-    let (mut live, mut peak) = (0usize, 0usize);
-    for (enter, leave) in enter.into_iter().zip(leave) {
-        live = live.checked_add(enter)?;
-        peak = peak.max(live);
-        live -= leave;
-    }
-    Some(peak)
-}
-
 /// A planned table.
 pub struct Planned {
     /// What was planned.
@@ -379,47 +238,6 @@ pub fn plan(
             .get_or_insert_with(|| Constraints::new(ConstraintColumns::default()))
             .capacity = Some(capacity);
     }
-    let refused = |table: &TensorTable, error: PlanError| -> CliError {
-        let at = |tensor: usize| crate::input::At {
-            file: &table.name,
-            line: table.lines[tensor],
-        };
-        match error {
-            PlanError::InvalidLifetime {
-                tensor,
-                first_use,
-                last_use,
-            } => at(tensor).field(
-                "first_use",
-                format!(
-                    "{first_use} is after last_use {last_use}; lifetimes are inclusive node \
-                     indices, first_use <= last_use"
-                ),
-            ),
-            PlanError::Overflow { tensor } => at(tensor).field(
-                "size",
-                format!(
-                    "{} overflow{}: an offset or a sum of live bytes would pass {}",
-                    match table.tensors[tensor].size {
-                        1 => "1 byte".to_owned(),
-                        size => format!("{size} bytes"),
-                    },
-                    if alignment > 1 {
-                        format!(" when rounded up to --align {alignment}")
-                    } else {
-                        String::new()
-                    },
-                    usize::MAX
-                ),
-            ),
-            other => match crate::constraints::refusal(table, options.strategy, &other) {
-                Some(error) => error,
-                None => CliError::new(format!("{}: {other}", table.name)),
-            },
-        }
-    };
-    // The sizes as given first: their overflow is reported as it always was.
-    let given_peak = peak_live_bytes(&table.tensors).map_err(|e| refused(&table, e))?;
     let label = format!(
         "planning {} ({})",
         plural(table.tensors.len(), "tensor", "tensors"),
@@ -434,7 +252,7 @@ pub fn plan(
         };
         (report, start.elapsed())
     });
-    let report = report.map_err(|e| refused(&table, e))?;
+    let report = report.map_err(|e| refused(&table, options, e))?;
     // The library rounded the same way and found no overflow.
     let planned: Vec<TensorLifetime> = table
         .tensors
@@ -444,13 +262,12 @@ pub fn plan(
             ..*t
         })
         .collect();
-    let peak = if let Some(c) = &table.constraints {
-        crate::constraints::peak(&planned, c)
-    } else if alignment == 1 {
-        given_peak
-    } else {
-        peak_live_bytes(&planned).map_err(|e| refused(&table, e))?
-    };
+    // No arena is below the peak, so neither sum can pass usize::MAX.
+    let peak = match &table.constraints {
+        Some(c) => c.problem(&planned).try_peak_live_bytes(),
+        None => try_peak_live_bytes(&planned),
+    }
+    .map_err(|e| refused(&table, options, e))?;
     Ok(Planned {
         table,
         options: *options,
@@ -474,56 +291,5 @@ impl Planned {
         } else {
             self.arena() as f64 / self.peak as f64
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_dense_peak_is_the_librarys_or_defers_to_it() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut below = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n) as usize
-        };
-        for round in 0..200 {
-            let n = 1 + below(60);
-            let base = if round % 3 == 0 { 1_000 } else { 0 };
-            let tensors: Vec<TensorLifetime> = (0..n)
-                .map(|_| {
-                    let first = base + below(40);
-                    let size = [0, 1, 7, 64, 4096][below(5)];
-                    TensorLifetime::new(size, first, first + below(12))
-                })
-                .collect();
-            let dense = dense_peak(&tensors).expect("dense node indices");
-            assert_eq!(dense, try_peak_live_bytes(&tensors).unwrap(), "{tensors:?}");
-        }
-        // Sparse indices, an overflow and an invalid lifetime go to the
-        // library, which says what is wrong.
-        let sparse = [
-            TensorLifetime::new(1, 0, 0),
-            TensorLifetime::new(1, 1 << 40, 1 << 40),
-        ];
-        assert_eq!(dense_peak(&sparse), None);
-        assert_eq!(peak_live_bytes(&sparse), Ok(1));
-        let huge = [
-            TensorLifetime::new(usize::MAX, 0, 1),
-            TensorLifetime::new(1, 1, 1),
-        ];
-        assert_eq!(dense_peak(&huge), None);
-        assert_eq!(peak_live_bytes(&huge), try_peak_live_bytes(&huge));
-        assert!(peak_live_bytes(&huge).is_err());
-        let backwards = [TensorLifetime {
-            size: 1,
-            first_use: 3,
-            last_use: 2,
-        }];
-        assert_eq!(dense_peak(&backwards), None);
-        assert!(peak_live_bytes(&backwards).is_err());
     }
 }

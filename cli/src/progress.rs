@@ -124,10 +124,16 @@ mod tests {
 
     #[test]
     fn budgets_read_as_words() {
-        assert_eq!(
-            describe(&SearchBudget::default()),
-            "budget 300,000 nodes, 60 s"
-        );
+        let both = SearchBudget {
+            time: Some(Duration::from_secs(60)),
+            nodes: Some(300_000),
+        };
+        assert_eq!(describe(&both), "budget 300,000 nodes, 60 s");
+        let nodes_only = SearchBudget {
+            time: None,
+            nodes: Some(2_000),
+        };
+        assert_eq!(describe(&nodes_only), "budget 2,000 nodes, no time limit");
         let time_only = SearchBudget {
             time: Some(Duration::from_millis(2500)),
             nodes: None,

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use aether_planner::TensorLifetime;
 
 use crate::constraints::Constraints;
-use crate::offsets::{TableFormat, Texts};
+use crate::table::{TableFormat, Texts};
 use crate::units::{byte_step, grouped, human_bytes};
 use axis::TimeAxis;
 use legend::Legend;

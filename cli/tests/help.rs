@@ -112,3 +112,42 @@ fn usage_errors_exit_with_status_2() {
     assert_eq!(run(&dir, &["offsets", "--format", "xml"]).status, 2);
     assert_eq!(run(&dir, &["reduce"]).status, 2);
 }
+
+#[test]
+fn the_budget_defaults_read_the_same_in_every_text() {
+    // The node budget is the library's default; no time cap unless asked.
+    let nodes = aether_planner::SearchBudget::default()
+        .nodes
+        .map_or("none".to_owned(), |n| n.to_string());
+    let dir = scratch("help-budgets");
+    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for flag in ["-h", "--help"] {
+        let help = words(&run_ok(&dir, &["offsets", flag]).stdout);
+        assert!(
+            help.contains("Time cap of --strategy search in milliseconds, or `none` [default: none: no time cap]"),
+            "{help}"
+        );
+        assert!(
+            help.contains(&format!(
+                "Node budget of --strategy search, or `none` for no limit [default: {nodes}]"
+            )),
+            "{help}"
+        );
+    }
+    let long = words(&run_ok(&dir, &["offsets", "--help"]).stdout);
+    assert!(
+        long.contains(&format!(
+            "--budget-nodes N (default {nodes}; `none` for no limit)"
+        )),
+        "{long}"
+    );
+    assert!(long.contains("(default: none: no time cap)"), "{long}");
+    let docs = std::fs::read_to_string(repo("docs/cli.md")).unwrap();
+    assert!(
+        docs.contains(&format!(
+            "| `--budget-nodes N` | `{nodes}` (the library's default) |"
+        )),
+        "docs/cli.md's table names the node budget's default"
+    );
+    assert!(docs.contains("| `--budget-ms N` | none: no time cap |"));
+}

@@ -3,6 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+pub mod problem;
+pub mod problem_target;
+
 /// Reads numbers from the fuzzer's bytes; past the end every read is 0.
 pub struct Bytes<'a> {
     data: &'a [u8],

@@ -7,12 +7,25 @@
 //! pairwise intersect, so they are byte-disjoint: every sound arena is at least
 //! the peak. Exact.
 //!
+//! [`PlanProblem::try_peak_live_bytes`] is the same with the constrained
+//! problem's semantics: a tensor occupies its size outside its gaps, its
+//! window's width in a gap with a window and nothing in a gap without one,
+//! and a reuse group counts once at each node, as its largest member active
+//! there. Its members share memory, so this too is a lower bound of every
+//! sound arena (not always the best one: windows and fixed offsets can force
+//! more).
+//!
 //! # Complexity
 //!
 //! `O(n log n)` time by a sweep over sorted lifetime endpoints, so node
-//! indices may be huge and sparse; `O(n)` memory.
+//! indices may be huge and sparse; `O(n)` memory. When the node indices are
+//! dense (as a compiler's are: a range at most twice the tensor count, plus
+//! a little), two passes over a table of the nodes do it in `O(n)` time.
+//! The constrained peak is `O((n + g) log(n + g))` for `g` gaps.
 
-use super::TensorLifetime;
+use std::collections::BinaryHeap;
+
+use super::{LifetimeGap, PlanProblem, Reuse, TensorLifetime};
 use crate::error::PlanError;
 use crate::input::check_lifetimes;
 use crate::sys::fallible;
@@ -24,9 +37,13 @@ use crate::sys::fallible;
 /// [`PlanError::Overflow`] if the live sum at some node passes `usize::MAX`.
 ///
 /// Exact. Complexity: `O(n log n)` time (a sweep over sorted endpoints),
-/// `O(n)` memory, independent of the node indices' magnitude.
+/// `O(n)` memory, independent of the node indices' magnitude; `O(n)` time
+/// when the indices are dense.
 pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanError> {
     check_lifetimes(tensors)?;
+    if let Some(peak) = dense_peak(tensors)? {
+        return Ok(peak);
+    }
     // A tensor enters at first_use and leaves after last_use. Sorting starts
     // before ends at the same node makes the lifetimes inclusive.
     let mut events: Vec<(usize, bool, usize)> = fallible::with_capacity(2 * tensors.len())?;
@@ -49,6 +66,50 @@ pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanErro
     Ok(peak)
 }
 
+/// The peak by a table over the node range, or `None` when the range is
+/// more than twice the tensor count plus 1,024 (the table would be mostly
+/// empty) or a sum overflows: the sweep then answers, and names the tensor.
+/// The lifetimes are checked.
+fn dense_peak(tensors: &[TensorLifetime]) -> Result<Option<usize>, PlanError> {
+    let (mut low, mut high) = (usize::MAX, 0);
+    for t in tensors.iter().filter(|t| t.size > 0) {
+        low = low.min(t.first_use);
+        high = high.max(t.last_use);
+    }
+    if low > high {
+        return Ok(Some(0));
+    }
+    let span = high - low;
+    if span >= 2 * tensors.len() + 1024 {
+        return Ok(None);
+    }
+    // Bytes entering at each node, and bytes leaving after it.
+    let mut enter = fallible::filled(span + 1, 0usize)?;
+    let mut leave = fallible::filled(span + 1, 0usize)?;
+    for t in tensors.iter().filter(|t| t.size > 0) {
+        let (first, last) = (t.first_use - low, t.last_use - low);
+        // A sum that overflows here overflows the live bytes at `first`
+        // (or `last`) too.
+        let (Some(e), Some(l)) = (
+            enter[first].checked_add(t.size),
+            leave[last].checked_add(t.size),
+        ) else {
+            return Ok(None);
+        };
+        enter[first] = e;
+        leave[last] = l;
+    }
+    let (mut live, mut peak) = (0usize, 0usize);
+    for (enter, leave) in enter.into_iter().zip(leave) {
+        let Some(sum) = live.checked_add(enter) else {
+            return Ok(None);
+        };
+        peak = peak.max(sum);
+        live = sum - leave;
+    }
+    Ok(Some(peak))
+}
+
 /// The largest total size of tensors live at one node: the lower bound every
 /// sound arena meets. Panics on an invalid lifetime.
 ///
@@ -68,4 +129,549 @@ pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanErro
 /// ```
 pub fn peak_live_bytes(tensors: &[TensorLifetime]) -> usize {
     try_peak_live_bytes(tensors).unwrap_or_else(|error| panic!("peak_live_bytes: {error}"))
+}
+
+impl PlanProblem<'_> {
+    /// The most bytes occupied at one node: each tensor its size outside its
+    /// gaps, its window's width (`hi - lo`) in a gap with a window, nothing
+    /// in a gap without one; the members of a reuse group (a tensor, those
+    /// that reuse it, and so on) share memory and count once, as the largest
+    /// member active at that node. No sound plan of the problem has a
+    /// smaller arena. Alignments, fixed offsets, hints and the capacity play
+    /// no part; sizes are taken as given (to count them rounded up to a
+    /// plan's alignment, round them in `tensors`). With no gap and no reuse
+    /// this is [`try_peak_live_bytes`].
+    ///
+    /// Errors: [`PlanError::InvalidLifetime`]; [`PlanError::InvalidGap`] and
+    /// [`PlanError::InvalidReuse`] as [`try_plan_problem`](crate::try_plan_problem)
+    /// reports them (a gap outside its tensor's lifetime or overlapping
+    /// another, a window past the size; a reuse out of range, of itself, of
+    /// a smaller tensor, a second reuse by one tensor, a cycle);
+    /// [`PlanError::Overflow`] when the peak passes `usize::MAX`;
+    /// [`PlanError::OutOfMemory`].
+    ///
+    /// Complexity: `O((n + g) log(n + g))` time and `O(n + g)` memory for
+    /// `n` tensors and `g` gaps, independent of the node indices and sizes.
+    ///
+    /// ```
+    /// use aether_planner::{LifetimeGap, PlanProblem, Reuse, TensorLifetime};
+    /// // b works in place over a; c is live beside both, except at node 1.
+    /// let tensors = [
+    ///     TensorLifetime::new(8, 0, 1),
+    ///     TensorLifetime::new(8, 1, 2),
+    ///     TensorLifetime::new(4, 0, 2),
+    /// ];
+    /// let reuses = [Reuse { tensor: 1, reused: 0 }];
+    /// let gaps = [LifetimeGap { tensor: 2, first: 1, last: 1, window: None }];
+    /// let problem = PlanProblem { reuses: &reuses, gaps: &gaps, ..PlanProblem::new(&tensors) };
+    /// assert_eq!(problem.try_peak_live_bytes(), Ok(12));
+    /// ```
+    pub fn try_peak_live_bytes(&self) -> Result<usize, PlanError> {
+        let tensors = self.tensors;
+        check_lifetimes(tensors)?;
+        let groups = reuse_groups(tensors, self.reuses)?;
+        let gaps = sorted_gaps(tensors, self.gaps)?;
+        let pieces = pieces(tensors, self.gaps, &gaps, &groups)?;
+        group_peak(pieces)
+    }
+}
+
+/// Each tensor's reuse group: the tensor at the head of its chain.
+fn reuse_groups(tensors: &[TensorLifetime], reuses: &[Reuse]) -> Result<Vec<usize>, PlanError> {
+    let n = tensors.len();
+    const NONE: usize = usize::MAX;
+    // The tensor each one reuses, and the pair that says so.
+    let mut parent = fallible::filled(n, (NONE, 0usize))?;
+    for (pair, r) in reuses.iter().enumerate() {
+        let bad = PlanError::InvalidReuse {
+            pair,
+            tensor: r.tensor,
+            reused: r.reused,
+        };
+        if r.tensor >= n || r.reused >= n || r.tensor == r.reused {
+            return Err(bad);
+        }
+        if parent[r.tensor].0 != NONE || tensors[r.tensor].size > tensors[r.reused].size {
+            return Err(bad);
+        }
+        parent[r.tensor] = (r.reused, pair);
+    }
+    // Heads by walking each chain once: a walk stops at a tensor whose head
+    // is known; meeting its own start again (`seen == t`) is a cycle.
+    let mut head = fallible::filled(n, NONE)?;
+    let mut seen = fallible::filled(n, NONE)?;
+    let mut path = fallible::with_capacity(n)?;
+    for t in 0..n {
+        path.clear();
+        let mut x = t;
+        while head[x] == NONE {
+            if seen[x] == t {
+                let (reused, pair) = parent[x];
+                return Err(PlanError::InvalidReuse {
+                    pair,
+                    tensor: x,
+                    reused,
+                });
+            }
+            seen[x] = t;
+            path.push(x);
+            match parent[x].0 {
+                NONE => {
+                    head[x] = x;
+                    break;
+                }
+                up => x = up,
+            }
+        }
+        let h = head[x];
+        for &y in &path {
+            head[y] = h;
+        }
+    }
+    Ok(head)
+}
+
+/// The gaps' indices sorted by tensor and first node, each gap checked to
+/// lie in its tensor's lifetime with its window inside its size, and apart
+/// from the tensor's other gaps.
+fn sorted_gaps(tensors: &[TensorLifetime], gaps: &[LifetimeGap]) -> Result<Vec<usize>, PlanError> {
+    for (g, gap) in gaps.iter().enumerate() {
+        let bad = PlanError::InvalidGap {
+            gap: g,
+            tensor: gap.tensor,
+        };
+        let t = tensors.get(gap.tensor).ok_or(bad)?;
+        let inside = t.first_use <= gap.first && gap.first <= gap.last && gap.last <= t.last_use;
+        let window = gap.window.map_or(true, |(lo, hi)| lo <= hi && hi <= t.size);
+        if !inside || !window {
+            return Err(bad);
+        }
+    }
+    let mut order = fallible::collect(gaps.len(), 0..gaps.len())?;
+    order.sort_unstable_by_key(|&g| (gaps[g].tensor, gaps[g].first));
+    for w in order.windows(2) {
+        let (a, b) = (&gaps[w[0]], &gaps[w[1]]);
+        if a.tensor == b.tensor && b.first <= a.last {
+            let g = w[0].max(w[1]);
+            return Err(PlanError::InvalidGap {
+                gap: g,
+                tensor: gaps[g].tensor,
+            });
+        }
+    }
+    Ok(order)
+}
+
+/// A span of nodes `[start, end)` (one past the last node, so `u128`) in
+/// which a tensor of group `group` occupies `bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Piece {
+    group: usize,
+    start: u128,
+    end: u128,
+    bytes: usize,
+}
+
+/// Every tensor's pieces with bytes: its size between its gaps, its window
+/// in each gap that has one. Sorted by group, then start.
+fn pieces(
+    tensors: &[TensorLifetime],
+    gaps: &[LifetimeGap],
+    order: &[usize],
+    groups: &[usize],
+) -> Result<Vec<Piece>, PlanError> {
+    let mut out = fallible::with_capacity(tensors.len() + 2 * gaps.len())?;
+    let mut next = order.iter().map(|&g| &gaps[g]).peekable();
+    for (i, t) in tensors.iter().enumerate() {
+        let mut push = |start: usize, last: usize, bytes: usize| {
+            if bytes > 0 {
+                out.push(Piece {
+                    group: groups[i],
+                    start: start as u128,
+                    end: last as u128 + 1,
+                    bytes,
+                });
+            }
+        };
+        // The first node not yet covered.
+        let mut at = t.first_use as u128;
+        while let Some(g) = next.next_if(|g| g.tensor == i) {
+            if (g.first as u128) > at {
+                push(at as usize, g.first - 1, t.size);
+            }
+            if let Some((lo, hi)) = g.window {
+                push(g.first, g.last, hi - lo);
+            }
+            at = g.last as u128 + 1;
+        }
+        if at <= t.last_use as u128 {
+            push(at as usize, t.last_use, t.size);
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// The peak of the sum over groups of each group's largest active piece:
+/// each group's level as a step function (a sweep with a heap of its active
+/// pieces), then one sweep over every group's steps.
+fn group_peak(pieces: Vec<Piece>) -> Result<usize, PlanError> {
+    // (node, change of the level, group); at most two per piece.
+    let mut steps: Vec<(u128, i128, usize)> = fallible::with_capacity(2 * pieces.len())?;
+    let mut active: BinaryHeap<(usize, u128)> =
+        BinaryHeap::from(fallible::with_capacity(pieces.len())?);
+    let mut ends: Vec<u128> = fallible::with_capacity(pieces.len())?;
+    for group in pieces.chunk_by(|a, b| a.group == b.group) {
+        active.clear();
+        ends.clear();
+        ends.extend(group.iter().map(|p| p.end));
+        ends.sort_unstable();
+        let (mut next_start, mut next_end, mut level) = (0, 0, 0usize);
+        while next_start < group.len() || next_end < ends.len() {
+            // The next node where the group's level may change.
+            let now = match (group.get(next_start), ends.get(next_end)) {
+                (Some(p), Some(&e)) => p.start.min(e),
+                (Some(p), None) => p.start,
+                (None, Some(&e)) => e,
+                (None, None) => break,
+            };
+            while let Some(p) = group.get(next_start).filter(|p| p.start == now) {
+                active.push((p.bytes, p.end));
+                next_start += 1;
+            }
+            while ends.get(next_end).is_some_and(|&e| e <= now) {
+                next_end += 1;
+            }
+            // Pieces that ended stay in the heap until they reach its top;
+            // below the top they change nothing.
+            while active.peek().is_some_and(|&(_, end)| end <= now) {
+                active.pop();
+            }
+            let new = active.peek().map_or(0, |&(bytes, _)| bytes);
+            if new != level {
+                steps.push((now, new as i128 - level as i128, group[0].group));
+                level = new;
+            }
+        }
+    }
+    steps.sort_unstable_by_key(|&(node, _, _)| node);
+    let (mut live, mut peak) = (0i128, 0i128);
+    for at_node in steps.chunk_by(|a, b| a.0 == b.0) {
+        live += at_node.iter().map(|&(_, change, _)| change).sum::<i128>();
+        if live > peak {
+            peak = live;
+            if peak > usize::MAX as i128 {
+                let tensor = at_node
+                    .iter()
+                    .filter(|s| s.1 > 0)
+                    .map(|s| s.2)
+                    .next()
+                    .unwrap_or(at_node[0].2);
+                return Err(PlanError::Overflow { tensor });
+            }
+        }
+    }
+    Ok(peak as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::XorShift;
+
+    /// The peak by definition: every node of a small range, every tensor.
+    fn naive_peak(tensors: &[TensorLifetime]) -> Option<usize> {
+        let end = tensors.iter().map(|t| t.last_use).max().unwrap_or(0);
+        (0..=end)
+            .map(|node| {
+                tensors
+                    .iter()
+                    .filter(|t| t.first_use <= node && node <= t.last_use)
+                    .try_fold(0usize, |sum, t| sum.checked_add(t.size))
+            })
+            .try_fold(0, |peak, live| live.map(|l| l.max(peak)))
+    }
+
+    /// The constrained peak by definition, node by node: the bytes each
+    /// tensor occupies there (its gap's window, or nothing, or its size),
+    /// and for each group (found by following the reuses) its largest.
+    fn naive_problem_peak(
+        tensors: &[TensorLifetime],
+        gaps: &[LifetimeGap],
+        reuses: &[Reuse],
+    ) -> u128 {
+        let head = |mut t: usize| {
+            while let Some(r) = reuses.iter().find(|r| r.tensor == t) {
+                t = r.reused;
+            }
+            t
+        };
+        let end = tensors.iter().map(|t| t.last_use).max().unwrap_or(0);
+        (0..=end)
+            .map(|node| {
+                let mut largest = vec![0u128; tensors.len()];
+                for (i, t) in tensors.iter().enumerate() {
+                    if node < t.first_use || node > t.last_use {
+                        continue;
+                    }
+                    let gap = gaps
+                        .iter()
+                        .find(|g| g.tensor == i && g.first <= node && node <= g.last);
+                    let bytes = match gap {
+                        Some(g) => g.window.map_or(0, |(lo, hi)| hi - lo),
+                        None => t.size,
+                    };
+                    let h = head(i);
+                    largest[h] = largest[h].max(bytes as u128);
+                }
+                largest.iter().sum::<u128>()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Random tensors over nodes `base..base + 40`, sizes from `sizes`.
+    fn tensors(rng: &mut XorShift, n: usize, base: usize, sizes: &[usize]) -> Vec<TensorLifetime> {
+        (0..n)
+            .map(|_| {
+                let first = base + rng.below(40);
+                let size = sizes[rng.below(sizes.len())];
+                TensorLifetime::new(size, first, first + rng.below(12))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_peak_is_the_most_bytes_live_at_one_node() {
+        let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+        for round in 0..300 {
+            let n = rng.below(60);
+            // Dense indices (the table), far ones (still the table, offset)
+            // and a sparse outlier (the sweep).
+            let base = [0, 1_000, 0][round % 3];
+            let mut ts = tensors(&mut rng, n, base, &[0, 1, 7, 64, 4096]);
+            if round % 3 == 2 && n > 0 {
+                ts.push(TensorLifetime::new(5, 100_000, 100_001));
+            }
+            let shifted: Vec<TensorLifetime> = ts
+                .iter()
+                .map(|t| TensorLifetime::new(t.size, t.first_use - base, t.last_use - base))
+                .collect();
+            let expected = if round % 3 == 2 && n > 0 {
+                naive_peak(&shifted[..n]).unwrap().max(5)
+            } else {
+                naive_peak(&shifted).unwrap()
+            };
+            assert_eq!(try_peak_live_bytes(&ts), Ok(expected), "{ts:?}");
+        }
+    }
+
+    #[test]
+    fn a_peak_past_usize_max_names_a_tensor_in_either_pass() {
+        // Dense indices: the table sees the overflow and leaves it to the
+        // sweep, which names the tensor whose bytes pass the limit.
+        let dense = [
+            TensorLifetime::new(usize::MAX, 0, 1),
+            TensorLifetime::new(1, 1, 1),
+        ];
+        assert_eq!(
+            try_peak_live_bytes(&dense),
+            Err(PlanError::Overflow { tensor: 1 })
+        );
+        let sparse = [
+            TensorLifetime::new(usize::MAX, 0, 1 << 40),
+            TensorLifetime::new(1, 1 << 40, 1 << 40),
+        ];
+        assert_eq!(
+            try_peak_live_bytes(&sparse),
+            Err(PlanError::Overflow { tensor: 1 })
+        );
+        // Together at no node: no overflow, in either pass.
+        let apart = [
+            TensorLifetime::new(usize::MAX, 0, 0),
+            TensorLifetime::new(usize::MAX, 1, 1 << 40),
+        ];
+        assert_eq!(try_peak_live_bytes(&apart), Ok(usize::MAX));
+        let backwards = [TensorLifetime {
+            size: 1,
+            first_use: 3,
+            last_use: 2,
+        }];
+        assert!(matches!(
+            try_peak_live_bytes(&backwards),
+            Err(PlanError::InvalidLifetime { tensor: 0, .. })
+        ));
+    }
+
+    #[test]
+    fn the_problem_peak_counts_gaps_windows_and_reuse_groups_as_defined() {
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..400 {
+            let n = 1 + rng.below(12);
+            let ts = tensors(&mut rng, n, 0, &[0, 1, 8, 64, 4096]);
+            // Disjoint gaps inside each lifetime, some with windows.
+            let mut gaps = Vec::new();
+            for (i, t) in ts.iter().enumerate() {
+                let mut at = t.first_use;
+                while at <= t.last_use && rng.below(3) > 0 {
+                    let first = at + rng.below(3);
+                    let last = first + rng.below(3);
+                    if last > t.last_use {
+                        break;
+                    }
+                    let window = (rng.below(2) == 0).then(|| {
+                        let lo = rng.below(t.size + 1);
+                        (lo, lo + rng.below(t.size - lo + 1))
+                    });
+                    gaps.push(LifetimeGap {
+                        tensor: i,
+                        first,
+                        last,
+                        window,
+                    });
+                    at = last + 2;
+                }
+            }
+            // Reuses of a larger or equal earlier tensor: acyclic, each
+            // tensor reusing at most once; several may reuse one.
+            let mut reuses = Vec::new();
+            for i in 1..n {
+                let j = rng.below(i);
+                if rng.below(3) == 0 && ts[i].size <= ts[j].size {
+                    reuses.push(Reuse {
+                        tensor: i,
+                        reused: j,
+                    });
+                }
+            }
+            // The gaps in any order.
+            gaps.reverse();
+            let problem = PlanProblem {
+                gaps: &gaps,
+                reuses: &reuses,
+                ..PlanProblem::new(&ts)
+            };
+            let expected = naive_problem_peak(&ts, &gaps, &reuses) as usize;
+            assert_eq!(
+                problem.try_peak_live_bytes(),
+                Ok(expected),
+                "{ts:?} {gaps:?} {reuses:?}"
+            );
+            assert_eq!(
+                PlanProblem::new(&ts).try_peak_live_bytes(),
+                try_peak_live_bytes(&ts)
+            );
+        }
+    }
+
+    #[test]
+    fn the_problem_peak_takes_any_magnitude() {
+        // Two halves of the address space live together over the whole
+        // node range: the sum passes usize::MAX, unless one reuses the
+        // other or pauses where the other lives.
+        let half = usize::MAX / 2 + 1;
+        let ts = [
+            TensorLifetime::new(half, 0, usize::MAX),
+            TensorLifetime::new(half, usize::MAX - 1, usize::MAX),
+        ];
+        assert_eq!(
+            PlanProblem::new(&ts).try_peak_live_bytes(),
+            Err(PlanError::Overflow { tensor: 1 })
+        );
+        let reuses = [Reuse {
+            tensor: 1,
+            reused: 0,
+        }];
+        let reused = PlanProblem {
+            reuses: &reuses,
+            ..PlanProblem::new(&ts)
+        };
+        assert_eq!(reused.try_peak_live_bytes(), Ok(half));
+        let gaps = [LifetimeGap {
+            tensor: 0,
+            first: usize::MAX - 1,
+            last: usize::MAX,
+            window: Some((1, 3)),
+        }];
+        let paused = PlanProblem {
+            gaps: &gaps,
+            ..PlanProblem::new(&ts)
+        };
+        assert_eq!(paused.try_peak_live_bytes(), Ok(half + 2));
+        // Nothing but zero bytes.
+        let empty = [TensorLifetime::new(0, 0, usize::MAX)];
+        assert_eq!(PlanProblem::new(&empty).try_peak_live_bytes(), Ok(0));
+        assert_eq!(PlanProblem::new(&[]).try_peak_live_bytes(), Ok(0));
+    }
+
+    #[test]
+    fn the_problem_peak_refuses_what_the_planner_refuses() {
+        let ts = [
+            TensorLifetime::new(8, 0, 3),
+            TensorLifetime::new(8, 2, 5),
+            TensorLifetime::new(4, 4, 6),
+        ];
+        let gap = |tensor, first, last, window| LifetimeGap {
+            tensor,
+            first,
+            last,
+            window,
+        };
+        for (gaps, bad) in [
+            (vec![gap(3, 0, 0, None)], 0),
+            (vec![gap(0, 3, 4, None)], 0),
+            (vec![gap(0, 2, 1, None)], 0),
+            (vec![gap(0, 1, 1, Some((2, 9)))], 0),
+            (vec![gap(0, 1, 1, Some((3, 2)))], 0),
+            (
+                vec![gap(1, 2, 3, None), gap(0, 1, 1, None), gap(1, 3, 4, None)],
+                2,
+            ),
+        ] {
+            let problem = PlanProblem {
+                gaps: &gaps,
+                ..PlanProblem::new(&ts)
+            };
+            assert_eq!(
+                problem.try_peak_live_bytes(),
+                Err(PlanError::InvalidGap {
+                    gap: bad,
+                    tensor: gaps[bad].tensor
+                }),
+                "{gaps:?}"
+            );
+        }
+        let reuse = |tensor, reused| Reuse { tensor, reused };
+        for (reuses, bad) in [
+            (vec![reuse(0, 3)], 0),
+            (vec![reuse(1, 1)], 0),
+            (vec![reuse(1, 2)], 0),
+            (vec![reuse(2, 0), reuse(2, 1)], 1),
+            (vec![reuse(0, 1), reuse(1, 0)], 0),
+        ] {
+            let problem = PlanProblem {
+                reuses: &reuses,
+                ..PlanProblem::new(&ts)
+            };
+            let got = problem.try_peak_live_bytes();
+            let expected = reuses[bad];
+            match got {
+                Err(PlanError::InvalidReuse { tensor, reused, .. })
+                    if bad == 0 && reuses.len() == 2 =>
+                {
+                    // A cycle: either pair of it may be named.
+                    assert!(reuses.contains(&Reuse { tensor, reused }), "{got:?}");
+                }
+                _ => assert_eq!(
+                    got,
+                    Err(PlanError::InvalidReuse {
+                        pair: bad,
+                        tensor: expected.tensor,
+                        reused: expected.reused
+                    }),
+                    "{reuses:?}"
+                ),
+            }
+        }
+    }
 }

@@ -9,8 +9,42 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::constraints::Constraints;
+use crate::input::CliError;
+use crate::table::TableFormat;
 
-use super::{strategy_name, Planned};
+use super::{strategy_name, Planned, TensorTable};
+
+impl TensorTable {
+    /// Whether `--format minimalloc` can write this table so that it reads
+    /// back as it is: MiniMalloc's `upper` is exclusive, so a lifetime that
+    /// ends at node `usize::MAX` has no `upper` the reader takes (nor has a
+    /// gap there, which lies inside its lifetime). Checked before planning,
+    /// so that nothing is planned in vain.
+    ///
+    /// Errors: the first such row, naming its field. Complexity: `O(n)`.
+    pub fn check_minimalloc(&self) -> Result<(), CliError> {
+        // A MiniMalloc table was read with upper <= usize::MAX: it fits.
+        if self.format == TableFormat::MiniMalloc {
+            return Ok(());
+        }
+        let at = |t: usize| crate::input::At {
+            file: &self.name,
+            line: self.lines[t],
+        };
+        if let Some(t) = self.tensors.iter().position(|t| t.last_use == usize::MAX) {
+            return Err(at(t).field(
+                "last_use",
+                format!(
+                    "{} cannot be written with --format minimalloc, whose exclusive upper would \
+                     be {}, past the largest number read; --format csv or json writes it",
+                    usize::MAX,
+                    usize::MAX as u128 + 1
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
 
 impl Planned {
     /// The input's columns (less any `offset`) and then `offset`, one row

@@ -3,7 +3,7 @@
 
 use aether_planner::TensorLifetime;
 
-use crate::offsets::TableFormat;
+use crate::table::TableFormat;
 use crate::units::{grouped, nice_step};
 
 /// How node indices map to x.
