@@ -13,7 +13,7 @@
 
 use super::align_up;
 use super::normalise::Model;
-use super::place::lowest_offset;
+use super::place::{lowest_free, UNPLACED};
 use crate::error::PlanError;
 use crate::sys::fallible;
 
@@ -23,21 +23,26 @@ const PADDING_WORK: usize = 1 << 22;
 pub(super) fn lower_bound(model: &Model) -> Result<usize, PlanError> {
     let blocks = &model.blocks;
     let mut bound = 0i128;
-    let fixed: Vec<(usize, i128)> = fallible::collect(
-        blocks.len(),
-        blocks
-            .iter()
-            .enumerate()
-            .filter_map(|(b, block)| block.fixed.map(|o| (b, o))),
-    )?;
+    // The fixed blocks at their offsets, the others not placed: each free
+    // block's lowest offset among them visits its own neighbours only.
+    let any_fixed = blocks.iter().any(|b| b.fixed.is_some());
+    let at: Vec<i128> = if any_fixed {
+        fallible::collect(
+            blocks.len(),
+            blocks.iter().map(|b| b.fixed.unwrap_or(UNPLACED)),
+        )?
+    } else {
+        Vec::new()
+    };
+    let mut forbidden = Vec::new();
     for (b, block) in blocks.iter().enumerate() {
         if block.size == 0 {
             continue;
         }
         let end = match block.fixed {
             Some(offset) => offset + block.size,
-            None if fixed.is_empty() => block.size,
-            None => lowest_offset(model, b, &fixed, None)? + block.size,
+            None if !any_fixed => block.size,
+            None => lowest_free(model, b, &at, None, &mut forbidden)? + block.size,
         };
         bound = bound.max(end);
     }

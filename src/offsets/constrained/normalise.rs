@@ -90,11 +90,12 @@ fn find(parent: &mut [usize], mut x: usize) -> usize {
     x
 }
 
-/// Checks the reuse pairs and returns each tensor's group representative.
-fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<Vec<usize>, PlanError> {
+/// Checks the reuse pairs and returns each tensor's group representative
+/// and the tensor it reuses (`usize::MAX`: none).
+fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<(Vec<usize>, Vec<usize>), PlanError> {
     let n = sizes.len();
     let mut parent: Vec<usize> = fallible::collect(n, 0..n)?;
-    let mut reuses_already = fallible::filled(n, false)?;
+    let mut reused_by = fallible::filled(n, usize::MAX)?;
     for (pair, r) in reuses.iter().enumerate() {
         let bad = PlanError::InvalidReuse {
             pair,
@@ -104,10 +105,10 @@ fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<Vec<usize>, PlanErr
         if r.tensor >= n || r.reused >= n || r.tensor == r.reused {
             return Err(bad);
         }
-        if reuses_already[r.tensor] || sizes[r.tensor] > sizes[r.reused] {
+        if reused_by[r.tensor] != usize::MAX || sizes[r.tensor] > sizes[r.reused] {
             return Err(bad);
         }
-        reuses_already[r.tensor] = true;
+        reused_by[r.tensor] = r.reused;
         // `r.tensor` had no reuse yet, so it is the root of its tree: an
         // edge inside one tree closes a cycle.
         let (a, b) = (find(&mut parent, r.tensor), find(&mut parent, r.reused));
@@ -116,7 +117,50 @@ fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<Vec<usize>, PlanErr
         }
         parent[a] = b;
     }
-    fallible::collect(n, (0..n).map(|t| find(&mut parent, t)))
+    let roots = fallible::collect(n, (0..n).map(|t| find(&mut parent, t)))?;
+    Ok((roots, reused_by))
+}
+
+/// Checks that the members of one reuse group share bytes only where a
+/// member reuses the other directly: at one offset, two members active at
+/// a common node whose bytes meet would overwrite each other, which no
+/// reuse pair declared. `spans[k]` is member `group[k]`'s pieces, in
+/// `pieces`. Errors: [`PlanError::ConflictingFixedOffsets`] naming the two
+/// members (the reuse pins them to one offset).
+///
+/// Time `O(p log p + q)` for `p` pieces and `q` pairs of pieces active
+/// together; space `O(p)`.
+fn check_group(
+    group: &[usize],
+    spans: &[(usize, usize)],
+    pieces: &[Piece],
+    reused_by: &[usize],
+) -> Result<(), PlanError> {
+    // Every piece, tagged by its member's position in `group`.
+    let total = spans.iter().map(|&(a, b)| b - a).sum();
+    let mut order: Vec<(usize, usize)> = fallible::with_capacity(total)?;
+    for (k, &(a, b)) in spans.iter().enumerate() {
+        order.extend((a..b).map(|i| (i, k)));
+    }
+    order.sort_unstable_by_key(|&(i, k)| (pieces[i].start, k, i));
+    let mut active: Vec<(usize, usize)> = fallible::with_capacity(total)?;
+    for &(i, k) in &order {
+        let p = pieces[i];
+        active.retain(|&(j, _)| pieces[j].end > p.start);
+        for &(j, m) in &active {
+            let q = pieces[j];
+            let (x, y) = (group[k], group[m]);
+            let direct = reused_by[x] == y || reused_by[y] == x;
+            if x != y && !direct && p.lo < q.hi && q.lo < p.hi {
+                return Err(PlanError::ConflictingFixedOffsets {
+                    first: x.min(y),
+                    second: x.max(y),
+                });
+            }
+        }
+        active.push((i, k));
+    }
+    Ok(())
 }
 
 impl Model {
@@ -145,7 +189,7 @@ impl Model {
         }
         let gaps = tensor_gaps(problem)?;
         let sizes: Vec<usize> = fallible::collect(n, tensors.iter().map(|t| t.size))?;
-        let root = reuse_groups(problem.reuses, &sizes)?;
+        let (root, reused_by) = reuse_groups(problem.reuses, &sizes)?;
         drop(sizes);
 
         // Blocks, one per group, numbered by their lowest member; each
@@ -190,6 +234,7 @@ impl Model {
             // A tensor has a piece between its gaps and one per window.
             let piece_bound = group.iter().map(|&t| 2 * gaps[t].len() + 1).sum();
             let mut pieces = fallible::with_capacity(piece_bound)?;
+            let mut spans: Vec<(usize, usize)> = fallible::with_capacity(group.len())?;
             for &t in group {
                 block.size = block.size.max(rounded[t]);
                 block.align = block.align.max(aligns[t]);
@@ -207,7 +252,12 @@ impl Model {
                 if block.hint.is_none() {
                     block.hint = problem.hints.get(t).copied().flatten().map(|h| h as i128);
                 }
+                let first = pieces.len();
                 tensor_pieces(tensors[t], rounded[t], &gaps[t], &mut pieces);
+                spans.push((first, pieces.len()));
+            }
+            if group.len() > 1 {
+                check_group(group, &spans, &pieces, &reused_by)?;
             }
             if let Some(offset) = block.fixed {
                 for &t in group {

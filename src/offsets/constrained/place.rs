@@ -3,6 +3,8 @@
 //! greedy (fixed blocks, then decreasing size) and the heuristic (the best of
 //! several orders, with and without hints, then a seeded walk of swaps).
 
+use std::time::Instant;
+
 use super::normalise::Model;
 use super::{align_up, try_room};
 use crate::error::PlanError;
@@ -13,22 +15,11 @@ use crate::sys::fallible;
 pub(super) const UNPLACED: i128 = i128::MIN;
 
 /// The lowest aligned offset at which block `b` keeps apart from every
-/// placed neighbour (`at[c] != UNPLACED`), or `hint` when that is free and
-/// aligned. The capacity is the caller's to check.
-pub(super) fn lowest_offset(
-    model: &Model,
-    b: usize,
-    at: &[(usize, i128)],
-    hint: Option<i128>,
-) -> Result<i128, PlanError> {
-    let mut placed = fallible::filled(model.blocks.len(), UNPLACED)?;
-    for &(c, o) in at {
-        placed[c] = o;
-    }
-    lowest_free(model, b, &placed, hint, &mut Vec::new())
-}
-
-/// [`lowest_offset`] over an offset per block, with a reusable buffer.
+/// placed neighbour (`at[c] != UNPLACED`), or `hint` when that is free,
+/// aligned and ends within the capacity (or `usize::MAX`). The capacity is
+/// otherwise the caller's to check. `forbidden` is a reusable buffer.
+///
+/// Time `O(d log d)` for `d` neighbours of `b`; space `O(d)`.
 pub(super) fn lowest_free(
     model: &Model,
     b: usize,
@@ -49,9 +40,10 @@ pub(super) fn lowest_free(
     }
     if let Some(h) = hint {
         let free = forbidden.iter().all(|&(lo, hi)| h <= lo || h >= hi);
-        let fits = model
-            .capacity
-            .map_or(true, |c| h + model.blocks[b].size <= c);
+        // A hint is a suggestion: one whose end passes the capacity, or
+        // `usize::MAX` when there is none, is not taken.
+        let limit = model.capacity.unwrap_or(usize::MAX as i128);
+        let fits = h + model.blocks[b].size <= limit;
         if h >= 0 && h % align == 0 && free && fits {
             return Ok(h);
         }
@@ -69,14 +61,25 @@ pub(super) fn lowest_free(
     Ok(x)
 }
 
+/// What placing one order gave.
+enum Placed {
+    /// Every block placed: the offsets and the arena.
+    Fits(Vec<i128>, i128),
+    /// Some block would pass the capacity.
+    Over,
+    /// The deadline passed first.
+    Stopped,
+}
+
 /// Places the blocks in `order` (fixed blocks first, wherever they are in
-/// it). `None` if some block would pass the capacity.
+/// it), stopping when `deadline` passes.
 fn place(
     model: &Model,
     order: &[usize],
     hints: bool,
     forbidden: &mut Vec<(i128, i128)>,
-) -> Result<Option<(Vec<i128>, i128)>, PlanError> {
+    deadline: Option<Instant>,
+) -> Result<Placed, PlanError> {
     let blocks = &model.blocks;
     let mut at = fallible::filled(blocks.len(), UNPLACED)?;
     let mut arena = 0;
@@ -88,10 +91,15 @@ fn place(
             }
         }
     }
-    for &b in order {
+    for (k, &b) in order.iter().enumerate() {
         let block = &blocks[b];
         if block.fixed.is_some() {
             continue;
+        }
+        // The clock costs little beside a placement, which visits every
+        // placed neighbour.
+        if k % 16 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(Placed::Stopped);
         }
         if block.size == 0 {
             at[b] = 0;
@@ -100,12 +108,12 @@ fn place(
         let hint = if hints { block.hint } else { None };
         let o = lowest_free(model, b, &at, hint, forbidden)?;
         if model.capacity.is_some_and(|c| o + block.size > c) {
-            return Ok(None);
+            return Ok(Placed::Over);
         }
         at[b] = o;
         arena = arena.max(o + block.size);
     }
-    Ok(Some((at, arena)))
+    Ok(Placed::Fits(at, arena))
 }
 
 /// The blocks by decreasing `key`, ties by block number. The unstable sort
@@ -126,12 +134,20 @@ fn greedy_order(model: &Model) -> Result<Vec<usize>, PlanError> {
 /// would pass the capacity.
 pub(super) fn greedy(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
     let order = greedy_order(model)?;
-    Ok(place(model, &order, true, &mut Vec::new())?.map(|(at, _)| at))
+    match place(model, &order, true, &mut Vec::new(), None)? {
+        Placed::Fits(at, _) => Ok(Some(at)),
+        _ => Ok(None),
+    }
 }
 
 /// The best of several orders, with and without hints, then a seeded walk
-/// of order swaps; never worse than [`greedy`].
-pub(super) fn heuristic(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
+/// of order swaps; never worse than [`greedy`]. Once `deadline` passes it
+/// keeps the best plan found so far: the greedy's plan, which it always
+/// completes, or better.
+pub(super) fn heuristic(
+    model: &Model,
+    deadline: Option<Instant>,
+) -> Result<Option<Vec<i128>>, PlanError> {
     let blocks = &model.blocks;
     let n = blocks.len();
     let span = |b: usize| {
@@ -147,7 +163,8 @@ pub(super) fn heuristic(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
     let by = |key: &dyn Fn(usize) -> i128| order_by(model, key);
     let orders = [
         greedy_order(model)?,
-        by(&|b| blocks[b].size * span(b).max(1))?,
+        // Saturating: a 2^63-byte block over 2^64 nodes passes i128.
+        by(&|b| blocks[b].size.saturating_mul(span(b).max(1)))?,
         by(&|b| span(b))?,
         by(&|b| weight(b) + blocks[b].size)?,
         by(&|b| -blocks[b].pieces.first().map_or(0, |p| p.start))?,
@@ -157,13 +174,19 @@ pub(super) fn heuristic(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
     let mut forbidden = Vec::new();
     let mut best: Option<(Vec<i128>, i128)> = None;
     let (mut chosen, mut hints) = (0, true);
-    for (k, candidate) in orders.iter().enumerate() {
+    'orders: for (k, candidate) in orders.iter().enumerate() {
         for with_hints in [true, false] {
-            if let Some((at, arena)) = place(model, candidate, with_hints, &mut forbidden)? {
-                if best.as_ref().map_or(true, |b| arena < b.1) {
-                    best = Some((at, arena));
-                    (chosen, hints) = (k, with_hints);
+            // The first order, with hints, is the greedy's, always placed.
+            let until = if k == 0 && with_hints { None } else { deadline };
+            match place(model, candidate, with_hints, &mut forbidden, until)? {
+                Placed::Fits(at, arena) => {
+                    if best.as_ref().map_or(true, |b| arena < b.1) {
+                        best = Some((at, arena));
+                        (chosen, hints) = (k, with_hints);
+                    }
                 }
+                Placed::Over => {}
+                Placed::Stopped => break 'orders,
             }
         }
     }
@@ -178,12 +201,16 @@ pub(super) fn heuristic(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
     };
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     for _ in 0..steps {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
         let (i, j) = (rng.below(n), rng.below(n));
         order.swap(i, j);
-        match place(model, &order, hints, &mut forbidden)? {
-            Some((at, arena)) if best.as_ref().map_or(true, |b| arena <= b.1) => {
+        match place(model, &order, hints, &mut forbidden, deadline)? {
+            Placed::Fits(at, arena) if best.as_ref().map_or(true, |b| arena <= b.1) => {
                 best = Some((at, arena));
             }
+            Placed::Stopped => break,
             _ => order.swap(i, j),
         }
     }

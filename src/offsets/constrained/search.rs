@@ -11,6 +11,13 @@
 //! Windows may make a separation zero or negative, which is why the search
 //! branches on pairs rather than on an order of offsets. Exhausting the tree
 //! proves the best plan optimal, or proves that nothing fits the capacity.
+//!
+//! Propagation is first in, first out; a block queued more than `n` times
+//! in one propagation shows a cycle of orders that raises its blocks on
+//! every lap, which no plan keeps, so the node dies there. One propagation
+//! thus costs `O(n · e)` for `e` orders fixed, whatever the byte sizes,
+//! and keeps one trail entry per block raised. The budget is read before
+//! every node and every 4,096 queue pops inside a propagation.
 
 use std::time::Instant;
 
@@ -41,6 +48,18 @@ struct Frame {
     edges: usize,
 }
 
+/// How a propagation ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Propagation {
+    /// The least solution is restored and fits.
+    Done,
+    /// No plan keeps these orders: a fixed block or the limit is passed, or
+    /// the orders raise one another without end.
+    Dead,
+    /// The deadline passed first.
+    Stopped,
+}
+
 struct State<'m> {
     model: &'m Model,
     at: Vec<i128>,
@@ -50,8 +69,20 @@ struct State<'m> {
     trail: Vec<(usize, i128)>,
     /// Every block must end strictly below this.
     limit: i128,
+    /// The blocks to propagate from, first in first out: `queue[head..]`,
+    /// each at most once (`queued`).
     queue: Vec<usize>,
+    head: usize,
+    queued: Vec<bool>,
+    /// Per block, the propagation (`epoch`) in which it was last raised and
+    /// how often it was queued in it.
+    stamp: Vec<(u64, usize)>,
+    epoch: u64,
+    deadline: Option<Instant>,
 }
+
+/// Queue pops between two readings of the clock inside one propagation.
+const CLOCK_EVERY: usize = 4096;
 
 impl State<'_> {
     fn end(&self, b: usize) -> i128 {
@@ -59,7 +90,16 @@ impl State<'_> {
     }
 
     /// Raises block `b` to at least `value`; false if that breaks a fixed
-    /// offset or the limit.
+    /// offset or the limit, or `b` was queued more often than there are
+    /// blocks in this propagation.
+    ///
+    /// Every raise is by at least one byte, so without that count the work
+    /// of a propagation could grow with the limit in bytes. First in, first
+    /// out, a block is queued at most once per round, and `n` rounds reach
+    /// the least solution when it exists: a path that repeats a block can
+    /// raise it only if its cycle raises it on every lap (offsets and
+    /// alignments repeat with the largest alignment), so there is no
+    /// solution below the limit.
     fn raise(&mut self, b: usize, value: i128) -> Result<bool, PlanError> {
         let block = &self.model.blocks[b];
         let value = align_up(value, block.align);
@@ -69,29 +109,67 @@ impl State<'_> {
         if block.fixed.is_some() || value + block.size >= self.limit && block.size > 0 {
             return Ok(false);
         }
-        try_push(&mut self.trail, (b, self.at[b]))?;
+        let epoch = self.epoch;
+        if self.stamp[b].0 != epoch {
+            // The first raise in this propagation keeps the old offset;
+            // later ones need no record, as undoing restores the first.
+            try_push(&mut self.trail, (b, self.at[b]))?;
+            self.stamp[b] = (epoch, 0);
+        }
         self.at[b] = value;
-        try_push(&mut self.queue, b)?;
+        if !self.queued[b] {
+            self.stamp[b].1 += 1;
+            if self.stamp[b].1 > self.model.blocks.len() {
+                return Ok(false);
+            }
+            self.queued[b] = true;
+            try_push(&mut self.queue, b)?;
+        }
         Ok(true)
     }
 
     /// Adds `o_upper >= o_lower + w` and restores the least solution.
-    fn order(&mut self, lower: usize, upper: usize, w: i128) -> Result<bool, PlanError> {
+    fn order(&mut self, lower: usize, upper: usize, w: i128) -> Result<Propagation, PlanError> {
         try_push(&mut self.out[lower], (upper, w))?;
         try_push(&mut self.edge_log, lower)?;
-        self.queue.clear();
-        if !self.raise(upper, self.at[lower] + w)? {
-            return Ok(false);
+        self.epoch += 1;
+        let outcome = self.propagate(lower, upper, w);
+        // Leave the queue empty whatever happened.
+        for &b in &self.queue[self.head..] {
+            self.queued[b] = false;
         }
-        while let Some(b) = self.queue.pop() {
+        self.queue.clear();
+        self.head = 0;
+        outcome
+    }
+
+    fn propagate(&mut self, lower: usize, upper: usize, w: i128) -> Result<Propagation, PlanError> {
+        if !self.raise(upper, self.at[lower] + w)? {
+            return Ok(Propagation::Dead);
+        }
+        let mut pops = 0usize;
+        while self.head < self.queue.len() {
+            let b = self.queue[self.head];
+            self.head += 1;
+            self.queued[b] = false;
+            // The queue holds each block at most once: compact it when
+            // half of it is spent, so it never passes `2n` entries.
+            if self.head > self.model.blocks.len() {
+                self.queue.drain(..self.head);
+                self.head = 0;
+            }
+            pops += 1;
+            if pops % CLOCK_EVERY == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(Propagation::Stopped);
+            }
             for k in 0..self.out[b].len() {
                 let (c, w) = self.out[b][k];
                 if !self.raise(c, self.at[b] + w)? {
-                    return Ok(false);
+                    return Ok(Propagation::Dead);
                 }
             }
         }
-        Ok(true)
+        Ok(Propagation::Done)
     }
 
     fn undo(&mut self, trail: usize, edges: usize) {
@@ -150,6 +228,7 @@ pub(super) fn improve(
     start: Option<Vec<i128>>,
     lower_bound: usize,
     budget: &SearchBudget,
+    deadline: Option<Instant>,
 ) -> Result<Outcome, PlanError> {
     let n = model.blocks.len();
     let mut best_arena = start.as_ref().map(|at| arena_of(model, at));
@@ -164,9 +243,13 @@ pub(super) fn improve(
         edge_log: Vec::new(),
         trail: Vec::new(),
         limit,
-        queue: Vec::new(),
+        queue: fallible::with_capacity(2 * n + 1)?,
+        head: 0,
+        queued: fallible::filled(n, false)?,
+        stamp: fallible::filled(n, (0, 0))?,
+        epoch: 0,
+        deadline,
     };
-    let started = Instant::now();
     let mut nodes = 0u64;
     let mut stopped = false;
     let mut stack: Vec<Frame> = Vec::new();
@@ -176,13 +259,15 @@ pub(super) fn improve(
     let mut alive = bound < state.limit && fits(&state);
     loop {
         if alive {
-            nodes += 1;
-            let out_of_budget = budget.nodes.is_some_and(|limit| nodes > limit)
-                || (nodes % 1024 == 0 && budget.time.is_some_and(|t| started.elapsed() >= t));
+            // A node costs a scan of every conflicting pair, far more than
+            // reading the clock.
+            let out_of_budget = budget.nodes.is_some_and(|limit| nodes >= limit)
+                || deadline.is_some_and(|d| Instant::now() >= d);
             if out_of_budget {
                 stopped = true;
                 break;
             }
+            nodes += 1;
             match state.violated() {
                 None => {
                     let arena = arena_of(model, &state.at);
@@ -217,12 +302,19 @@ pub(super) fn improve(
             frame.tried += 1;
             let (trail, edges) = (frame.trail, frame.edges);
             state.undo(trail, edges);
-            if state.order(lower, upper, w)? && fits(&state) {
-                alive = true;
-                break;
+            match state.order(lower, upper, w)? {
+                Propagation::Done if fits(&state) => {
+                    alive = true;
+                    break;
+                }
+                Propagation::Stopped => {
+                    stopped = true;
+                    break;
+                }
+                _ => {}
             }
         }
-        if !alive && stack.is_empty() {
+        if stopped || !alive && stack.is_empty() {
             break;
         }
     }
