@@ -13,7 +13,7 @@
 
 use super::align_up;
 use super::normalise::Model;
-use super::place::{lowest_free, UNPLACED};
+use super::place::Placement;
 use crate::error::PlanError;
 use crate::sys::fallible;
 
@@ -23,18 +23,16 @@ const PADDING_WORK: usize = 1 << 22;
 pub(super) fn lower_bound(model: &Model) -> Result<usize, PlanError> {
     let blocks = &model.blocks;
     let mut bound = 0i128;
-    // The fixed blocks at their offsets, the others not placed: each free
-    // block's lowest offset among them visits its own neighbours only.
+    // The fixed blocks placed, the others not: each free block's lowest
+    // offset among them visits its own neighbours (or the fixed blocks)
+    // only.
     let any_fixed = blocks.iter().any(|b| b.fixed.is_some());
-    let at: Vec<i128> = if any_fixed {
-        fallible::collect(
-            blocks.len(),
-            blocks.iter().map(|b| b.fixed.unwrap_or(UNPLACED)),
-        )?
-    } else {
-        Vec::new()
-    };
-    let mut forbidden = Vec::new();
+    let mut fixed = Placement::new(model)?;
+    for (b, block) in blocks.iter().enumerate() {
+        if let Some(o) = block.fixed {
+            fixed.set(model, b, o);
+        }
+    }
     for (b, block) in blocks.iter().enumerate() {
         if block.size == 0 {
             continue;
@@ -42,7 +40,7 @@ pub(super) fn lower_bound(model: &Model) -> Result<usize, PlanError> {
         let end = match block.fixed {
             Some(offset) => offset + block.size,
             None if !any_fixed => block.size,
-            None => lowest_free(model, b, &at, None, &mut forbidden)? + block.size,
+            None => fixed.lowest(model, b, None)? + block.size,
         };
         bound = bound.max(end);
     }

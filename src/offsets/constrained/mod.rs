@@ -52,6 +52,8 @@ mod bound;
 mod normalise;
 mod place;
 mod search;
+#[cfg(test)]
+mod tests;
 
 use std::time::Instant;
 
@@ -201,9 +203,14 @@ pub fn try_plan_problem(
     }
     let (offsets, lower_bound, search_nodes, exhausted) = match options.strategy {
         Strategy::Greedy => (place::greedy(&model)?, lower_bound, 0, false),
-        Strategy::Heuristic => (place::heuristic(&model, None)?, lower_bound, 0, false),
+        Strategy::Heuristic => (
+            place::heuristic(&model, lower_bound, None)?,
+            lower_bound,
+            0,
+            false,
+        ),
         Strategy::Search => {
-            let start = place::heuristic(&model, deadline)?;
+            let start = place::heuristic(&model, lower_bound, deadline)?;
             let outcome = search::improve(&model, start, lower_bound, &options.budget, deadline)?;
             let exhausted = outcome.exhausted;
             (

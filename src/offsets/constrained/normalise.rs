@@ -56,10 +56,21 @@ pub(super) struct Model {
     pub(super) blocks: Vec<Block>,
     /// Each tensor's block.
     pub(super) block_of: Vec<usize>,
-    /// Each block's conflicting neighbours.
-    pub(super) neighbours: Vec<Vec<Neighbour>>,
+    /// Each block's conflicting neighbours, or `None` when the blocks are
+    /// intervals with too many conflicting pairs to list. Interval blocks
+    /// are one piece over their whole size each (no gaps, no reuse group
+    /// with a profile): two conflict exactly when their spans meet, and `c`
+    /// above `b` needs `o_c - o_b >= size_b`, so the planners find the
+    /// pairs from the spans and compute their separations on demand.
+    pub(super) neighbours: Option<Vec<Vec<Neighbour>>>,
     pub(super) capacity: Option<i128>,
 }
+
+/// Conflict list entries kept at most when the blocks are intervals (as
+/// the unconstrained heuristic keeps its lists): past this, and when the
+/// pairs are dense enough that scanning every placed block costs about
+/// what a list would, no lists are built.
+const LIST_ENTRIES: usize = 1 << 22;
 
 fn check_count<T>(array: &'static str, values: &[T], tensor_count: usize) -> Result<(), PlanError> {
     if values.is_empty() || values.len() == tensor_count {
@@ -282,29 +293,46 @@ impl Model {
             fixed_by.push(fixer);
         }
         drop(gaps);
-        let neighbours = conflicts(&blocks)?;
-        // Fixed blocks must already be apart.
-        for (b, list) in neighbours.iter().enumerate() {
-            let Some(ob) = blocks[b].fixed else { continue };
-            for nb in list.iter().filter(|nb| nb.other > b) {
-                let Some(oc) = blocks[nb.other].fixed else {
-                    continue;
-                };
-                if oc - ob < nb.up && ob - oc < nb.down {
-                    let (x, y) = (fixed_by[b], fixed_by[nb.other]);
-                    return Err(PlanError::ConflictingFixedOffsets {
-                        first: x.min(y),
-                        second: x.max(y),
-                    });
-                }
-            }
-        }
+        check_fixed(&blocks, &fixed_by)?;
+        let intervals = blocks.iter().all(|b| match b.pieces[..] {
+            [] => true,
+            [p] => p.lo == 0 && p.hi == b.size,
+            _ => false,
+        });
+        let listed = if intervals {
+            let pairs = interval_pairs(&blocks)?;
+            let squared = blocks.len().saturating_mul(blocks.len());
+            pairs.saturating_mul(2) <= LIST_ENTRIES || pairs.saturating_mul(64) < squared
+        } else {
+            true
+        };
+        let neighbours = if listed {
+            Some(conflicts(&blocks)?)
+        } else {
+            None
+        };
         Ok(Model {
             blocks,
             block_of,
             neighbours,
             capacity: problem.capacity.map(|c| c as i128),
         })
+    }
+
+    /// Block `b`'s time span `[start, end)`; empty for a block with no
+    /// pieces.
+    pub(super) fn span(&self, b: usize) -> (i128, i128) {
+        span_of(&self.blocks[b])
+    }
+
+    /// The separations of interval blocks `b` and `c` whose spans meet, as
+    /// a neighbour of `b`.
+    pub(super) fn interval_neighbour(&self, b: usize, c: usize) -> Neighbour {
+        Neighbour {
+            other: c,
+            up: self.blocks[b].size,
+            down: self.blocks[c].size,
+        }
     }
 
     /// Whether block `b` at offset `o_b` and block `c` at `o_c` keep apart.
@@ -443,6 +471,74 @@ pub(super) fn separation(a: &[Piece], b: &[Piece]) -> Option<(i128, i128)> {
         }
     }
     found
+}
+
+fn span_of(block: &Block) -> (i128, i128) {
+    match (block.pieces.first(), block.pieces.last()) {
+        (Some(first), Some(last)) => (first.start, last.end),
+        _ => (0, 0),
+    }
+}
+
+/// Checks that fixed blocks keep apart, by a sweep over the fixed blocks'
+/// spans with separations computed from the two blocks' pieces. Errors:
+/// [`PlanError::ConflictingFixedOffsets`] naming a tensor fixing each.
+///
+/// Time `O(f log f + q · p)` for `f` fixed blocks, `q` pairs of them whose
+/// spans meet and `p` pieces a block; space `O(f)`.
+fn check_fixed(blocks: &[Block], fixed_by: &[usize]) -> Result<(), PlanError> {
+    let count = blocks
+        .iter()
+        .filter(|b| b.fixed.is_some() && !b.pieces.is_empty())
+        .count();
+    let mut order: Vec<usize> = fallible::collect(
+        count,
+        (0..blocks.len()).filter(|&b| blocks[b].fixed.is_some() && !blocks[b].pieces.is_empty()),
+    )?;
+    order.sort_unstable_by_key(|&b| (span_of(&blocks[b]).0, b));
+    for (k, &a) in order.iter().enumerate() {
+        let end = span_of(&blocks[a]).1;
+        for &b in order[k + 1..]
+            .iter()
+            .take_while(|&&b| span_of(&blocks[b]).0 < end)
+        {
+            let Some((up, down)) = separation(&blocks[a].pieces, &blocks[b].pieces) else {
+                continue;
+            };
+            let (oa, ob) = (blocks[a].fixed.unwrap(), blocks[b].fixed.unwrap());
+            if ob - oa < up && oa - ob < down {
+                let (x, y) = (fixed_by[a], fixed_by[b]);
+                return Err(PlanError::ConflictingFixedOffsets {
+                    first: x.min(y),
+                    second: x.max(y),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The number of pairs of interval blocks whose spans meet, counted from
+/// the sorted starts and ends without visiting the pairs: a block meets
+/// every block starting no later than it (earlier in start order) except
+/// those ending at or before its start.
+///
+/// Time `O(n log n)`; space `O(n)`.
+fn interval_pairs(blocks: &[Block]) -> Result<usize, PlanError> {
+    let with = blocks.iter().filter(|b| !b.pieces.is_empty()).count();
+    let spans = || blocks.iter().filter(|b| !b.pieces.is_empty()).map(span_of);
+    let mut starts: Vec<i128> = fallible::collect(with, spans().map(|s| s.0))?;
+    let mut ends: Vec<i128> = fallible::collect(with, spans().map(|s| s.1))?;
+    starts.sort_unstable();
+    ends.sort_unstable();
+    let (mut pairs, mut ended) = (0usize, 0usize);
+    for (k, &start) in starts.iter().enumerate() {
+        while ended < ends.len() && ends[ended] <= start {
+            ended += 1;
+        }
+        pairs = pairs.saturating_add(k - ended);
+    }
+    Ok(pairs)
 }
 
 /// Every conflicting pair, found by a sweep over the blocks' time spans.

@@ -21,7 +21,7 @@
 
 use std::time::Instant;
 
-use super::normalise::Model;
+use super::normalise::{Model, Neighbour};
 use super::{align_up, try_copy, try_push};
 use crate::error::PlanError;
 use crate::offsets::SearchBudget;
@@ -185,27 +185,52 @@ impl State<'_> {
 
     /// The overlapping pair of largest total size, as its two branches
     /// (the block now higher stays above first), or `None` if `L` is a plan.
-    fn violated(&self) -> Option<[Branch; 2]> {
-        let blocks = &self.model.blocks;
+    ///
+    /// Time `O(n + E)`: the listed pairs, or without lists the interval
+    /// blocks in start order (`by_start`), each with those starting before
+    /// its end.
+    fn violated(&self, by_start: &[usize]) -> Option<[Branch; 2]> {
+        let model = self.model;
+        let blocks = &model.blocks;
         let mut best: Option<(i128, [Branch; 2])> = None;
-        for (b, list) in self.model.neighbours.iter().enumerate() {
-            for nb in list.iter().filter(|nb| nb.other > b) {
-                let c = nb.other;
-                if Model::apart(nb, self.at[b], self.at[c]) {
-                    continue;
+        let mut consider = |b: usize, nb: &Neighbour| {
+            let c = nb.other;
+            if Model::apart(nb, self.at[b], self.at[c]) {
+                return;
+            }
+            let weight = blocks[b].size + blocks[c].size;
+            if best.as_ref().is_some_and(|(w, _)| *w >= weight) {
+                return;
+            }
+            let c_above = (b, c, nb.up);
+            let b_above = (c, b, nb.down);
+            let branches = if self.at[c] >= self.at[b] {
+                [c_above, b_above]
+            } else {
+                [b_above, c_above]
+            };
+            best = Some((weight, branches));
+        };
+        match &model.neighbours {
+            Some(lists) => {
+                for (b, list) in lists.iter().enumerate() {
+                    for nb in list.iter().filter(|nb| nb.other > b) {
+                        consider(b, nb);
+                    }
                 }
-                let weight = blocks[b].size + blocks[c].size;
-                if best.as_ref().is_some_and(|(w, _)| *w >= weight) {
-                    continue;
+            }
+            None => {
+                for (k, &b) in by_start.iter().enumerate() {
+                    let end = model.span(b).1;
+                    for &c in by_start[k + 1..]
+                        .iter()
+                        .take_while(|&&c| model.span(c).0 < end)
+                    {
+                        // Visited in block order, as the lists are.
+                        let (lo, hi) = (b.min(c), b.max(c));
+                        consider(lo, &model.interval_neighbour(lo, hi));
+                    }
                 }
-                let c_above = (b, c, nb.up);
-                let b_above = (c, b, nb.down);
-                let branches = if self.at[c] >= self.at[b] {
-                    [c_above, b_above]
-                } else {
-                    [b_above, c_above]
-                };
-                best = Some((weight, branches));
             }
         }
         best.map(|(_, branches)| branches)
@@ -250,6 +275,16 @@ pub(super) fn improve(
         epoch: 0,
         deadline,
     };
+    // Without lists, the blocks with bytes in start order, for the pair
+    // scan of every node.
+    let by_start: Vec<usize> = if model.neighbours.is_none() {
+        let with = (0..n).filter(|&b| !model.blocks[b].pieces.is_empty());
+        let mut order: Vec<usize> = fallible::collect(with.clone().count(), with)?;
+        order.sort_unstable_by_key(|&b| (model.span(b).0, b));
+        order
+    } else {
+        Vec::new()
+    };
     let mut nodes = 0u64;
     let mut stopped = false;
     let mut stack: Vec<Frame> = Vec::new();
@@ -268,7 +303,7 @@ pub(super) fn improve(
                 break;
             }
             nodes += 1;
-            match state.violated() {
+            match state.violated(&by_start) {
                 None => {
                     let arena = arena_of(model, &state.at);
                     best_arena = Some(arena);
