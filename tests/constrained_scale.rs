@@ -152,6 +152,31 @@ fn plain_problem_with_a_capacity_spends_the_budget_once() {
         &problem,
         &options(Strategy::Search, Some(2000)),
     );
+    // Random short lifetimes (1-100 nodes), where the plain plan stays
+    // above the peak.
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |bound: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % bound as u64) as usize
+    };
+    let tensors: Vec<TensorLifetime> = (0..n)
+        .map(|_| {
+            let first = next(4000);
+            TensorLifetime::new(64 + next(4000), first, first + next(100))
+        })
+        .collect();
+    let peak = aether_planner::try_peak_live_bytes(&tensors).unwrap();
+    let problem = PlanProblem {
+        capacity: Some(peak),
+        ..PlanProblem::new(&tensors)
+    };
+    measure(
+        "random short 4000, capacity = peak",
+        &problem,
+        &options(Strategy::Search, Some(2000)),
+    );
 }
 
 #[test]

@@ -66,10 +66,14 @@ pub(super) struct Model {
     pub(super) capacity: Option<i128>,
 }
 
-/// Conflict list entries kept at most when the blocks are intervals (as
-/// the unconstrained heuristic keeps its lists): past this, and when the
-/// pairs are dense enough that scanning every placed block costs about
-/// what a list would, no lists are built.
+/// Interval blocks are listed unless their pairs are dense, so that
+/// scanning every placed block costs about what a list would: at least one
+/// pair in `DENSE` of all `n²` ordered pairs, and more than
+/// `SMALL_ENTRIES` entries (a list that small costs nothing); or past
+/// `LIST_ENTRIES` (the unconstrained heuristic's limit) and one pair in
+/// `64` of them.
+const DENSE: usize = 8;
+const SMALL_ENTRIES: usize = 1 << 16;
 const LIST_ENTRIES: usize = 1 << 22;
 
 fn check_count<T>(array: &'static str, values: &[T], tensor_count: usize) -> Result<(), PlanError> {
@@ -301,8 +305,13 @@ impl Model {
         });
         let listed = if intervals {
             let pairs = interval_pairs(&blocks)?;
-            let squared = blocks.len().saturating_mul(blocks.len());
-            pairs.saturating_mul(2) <= LIST_ENTRIES || pairs.saturating_mul(64) < squared
+            let (entries, squared) = (
+                pairs.saturating_mul(2),
+                blocks.len().saturating_mul(blocks.len()),
+            );
+            let dense = entries > SMALL_ENTRIES && pairs.saturating_mul(DENSE) >= squared;
+            let many = entries > LIST_ENTRIES && pairs.saturating_mul(64) >= squared;
+            !(dense || many)
         } else {
             true
         };

@@ -19,9 +19,10 @@ pub(super) const UNPLACED: i128 = i128::MIN;
 /// placement scans instead of a list.
 pub(super) struct Placement {
     pub(super) at: Vec<i128>,
-    /// `(offset, block)`, sorted; room for every block, so inserting never
-    /// reallocates.
-    by_offset: Vec<(i128, usize)>,
+    /// The placed blocks, sorted by offset (then block), each with what
+    /// the scan reads, so that it streams through memory; room for every
+    /// block, so inserting never reallocates.
+    by_offset: Vec<Placed1>,
     /// Scratch: the offsets a block may not take, `(lo, hi)` open.
     forbidden: Vec<(i128, i128)>,
 }
@@ -46,8 +47,18 @@ impl Placement {
     pub(super) fn set(&mut self, model: &Model, b: usize, offset: i128) {
         self.at[b] = offset;
         if model.neighbours.is_none() && !model.blocks[b].pieces.is_empty() {
-            let k = self.by_offset.partition_point(|&e| e < (offset, b));
-            self.by_offset.insert(k, (offset, b));
+            let (start, finish) = model.span(b);
+            let entry = Placed1 {
+                offset,
+                block: b,
+                end: offset + model.blocks[b].size,
+                start,
+                finish,
+            };
+            let k = self
+                .by_offset
+                .partition_point(|e| (e.offset, e.block) < (offset, b));
+            self.by_offset.insert(k, entry);
         }
     }
 
@@ -108,33 +119,42 @@ impl Placement {
     /// every forbidden range starts `size_b` below its block's offset, so
     /// offset order is the order of the ranges.
     fn lowest_by_scan(&self, model: &Model, b: usize, hint: Option<i128>) -> i128 {
-        let (start, end) = model.span(b);
+        let (start, finish) = model.span(b);
         let size = model.blocks[b].size;
-        let meets = |c: usize| {
-            let (s, e) = model.span(c);
-            c != b && s < end && start < e
-        };
+        let meets = |e: &Placed1| e.block != b && e.start < finish && start < e.finish;
         if let Some(h) = hint {
             let free = self
                 .by_offset
                 .iter()
-                .all(|&(o, c)| !meets(c) || h + size <= o || h >= o + model.blocks[c].size);
+                .all(|e| !meets(e) || h + size <= e.offset || h >= e.end);
             if free {
                 return h;
             }
         }
         let align = model.blocks[b].align;
         let mut x = 0;
-        for &(o, c) in &self.by_offset {
-            if o >= x + size {
+        for e in &self.by_offset {
+            if e.offset >= x + size {
                 break;
             }
-            if meets(c) && x < o + model.blocks[c].size {
-                x = align_up(o + model.blocks[c].size, align);
+            if x < e.end && meets(e) {
+                x = align_up(e.end, align);
             }
         }
         x
     }
+}
+
+/// A placed interval block, as the scan reads it.
+#[derive(Clone, Copy)]
+struct Placed1 {
+    offset: i128,
+    block: usize,
+    /// `offset + size`.
+    end: i128,
+    /// Its time span `[start, finish)`.
+    start: i128,
+    finish: i128,
 }
 
 /// What placing one order gave.
