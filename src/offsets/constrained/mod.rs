@@ -47,6 +47,20 @@
 //! The layout: `normalise` checks the problem and turns it into blocks with
 //! piecewise windows and pairwise separations; `bound` is the lower bound;
 //! `place` the greedy and the heuristic; `search` the exact search.
+//!
+//! # Cost
+//!
+//! With gaps or reuse, every conflicting pair is listed with its
+//! separation: `O(n + E)` memory, and a placement costs `O(d log d)` for
+//! its `d` neighbours. When every block is a plain interval (alignments,
+//! fixed offsets, hints and a capacity only), pairs are counted from the
+//! sorted spans in `O(n log n)` and listed only while sparse; dense ones are
+//! never stored: a placement scans the placed blocks in offset order up to
+//! the first gap that fits (`O(n)`), separations come from the two sizes,
+//! and memory stays `O(n)`. The lower bound's fixed-block term visits each
+//! block's neighbours once. The heuristic returns at once when a plan meets
+//! the lower bound; a search node costs `O(n + E)` for its pair scan plus a
+//! propagation bounded by `n` rounds, whatever the byte sizes.
 
 mod bound;
 mod normalise;
