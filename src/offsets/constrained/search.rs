@@ -58,6 +58,11 @@ enum Propagation {
     Dead,
     /// The deadline passed first.
     Stopped,
+    /// A block was queued more than `n` times and blocks of different
+    /// alignments may be on the cycle raising it, which can still settle
+    /// (see [`State::raise`]): the node is dropped, and the search can no
+    /// longer claim to have seen every plan.
+    Unknown,
 }
 
 struct State<'m> {
@@ -79,6 +84,10 @@ struct State<'m> {
     stamp: Vec<(u64, usize)>,
     epoch: u64,
     deadline: Option<Instant>,
+    /// Whether this propagation queued a block more than `n` times.
+    endless: bool,
+    /// Whether every block has one alignment.
+    uniform: bool,
 }
 
 /// Queue pops between two readings of the clock inside one propagation.
@@ -95,11 +104,13 @@ impl State<'_> {
     ///
     /// Every raise is by at least one byte, so without that count the work
     /// of a propagation could grow with the limit in bytes. First in, first
-    /// out, a block is queued at most once per round, and `n` rounds reach
-    /// the least solution when it exists: a path that repeats a block can
-    /// raise it only if its cycle raises it on every lap (offsets and
-    /// alignments repeat with the largest alignment), so there is no
-    /// solution below the limit.
+    /// out, a block is queued at most once per round. When every block has
+    /// one alignment `a`, all offsets stay multiples of `a` and a lap of a
+    /// cycle adds the same amount each time, so `n` rounds reach the least
+    /// solution if one exists and a block queued more often is on a cycle
+    /// that raises without end: no plan keeps these orders. With mixed
+    /// alignments a lap's gain depends on the offsets and may fall to zero
+    /// later, so the count only stops the work ([`Propagation::Unknown`]).
     fn raise(&mut self, b: usize, value: i128) -> Result<bool, PlanError> {
         let block = &self.model.blocks[b];
         let value = align_up(value, block.align);
@@ -120,6 +131,7 @@ impl State<'_> {
         if !self.queued[b] {
             self.stamp[b].1 += 1;
             if self.stamp[b].1 > self.model.blocks.len() {
+                self.endless = true;
                 return Ok(false);
             }
             self.queued[b] = true;
@@ -133,7 +145,11 @@ impl State<'_> {
         try_push(&mut self.out[lower], (upper, w))?;
         try_push(&mut self.edge_log, lower)?;
         self.epoch += 1;
-        let outcome = self.propagate(lower, upper, w);
+        self.endless = false;
+        let mut outcome = self.propagate(lower, upper, w);
+        if self.endless && !self.uniform {
+            outcome = Ok(Propagation::Unknown);
+        }
         // Leave the queue empty whatever happened.
         for &b in &self.queue[self.head..] {
             self.queued[b] = false;
@@ -274,6 +290,17 @@ pub(super) fn improve(
         stamp: fallible::filled(n, (0, 0))?,
         epoch: 0,
         deadline,
+        endless: false,
+        // Fixed blocks are never raised and blocks without pieces never
+        // meet: neither is on a cycle.
+        uniform: {
+            let mut moving = model
+                .blocks
+                .iter()
+                .filter(|b| b.fixed.is_none() && !b.pieces.is_empty());
+            let first = moving.next().map_or(1, |b| b.align);
+            moving.all(|b| b.align == first)
+        },
     };
     // Without lists, the blocks with bytes in start order, for the pair
     // scan of every node.
@@ -287,6 +314,8 @@ pub(super) fn improve(
     };
     let mut nodes = 0u64;
     let mut stopped = false;
+    // Whether a node was dropped without a proof that it holds no plan.
+    let mut incomplete = false;
     let mut stack: Vec<Frame> = Vec::new();
     let bound = lower_bound as i128;
     let fits = |s: &State| (0..n).all(|b| model.blocks[b].size == 0 || s.end(b) < s.limit);
@@ -346,6 +375,7 @@ pub(super) fn improve(
                     stopped = true;
                     break;
                 }
+                Propagation::Unknown => incomplete = true,
                 _ => {}
             }
         }
@@ -353,7 +383,7 @@ pub(super) fn improve(
             break;
         }
     }
-    let exhausted = !stopped;
+    let exhausted = !stopped && !incomplete;
     let lower_bound = match best_arena {
         Some(arena) if exhausted => arena.min(usize::MAX as i128) as usize,
         Some(arena) => lower_bound.min(arena.min(usize::MAX as i128) as usize),
