@@ -2,6 +2,10 @@
 //! its lowest free aligned offset among the blocks already placed: the
 //! greedy (fixed blocks, then decreasing size) and the heuristic (the best of
 //! several orders, with and without hints, then a seeded walk of swaps).
+//!
+//! A placement gathers the ranges its listed neighbours forbid; a model
+//! without lists (dense interval blocks) keeps the placed blocks in offset
+//! order instead, and a placement walks them up to the first gap that fits.
 
 use std::time::Instant;
 
@@ -22,7 +26,7 @@ pub(super) struct Placement {
     /// The placed blocks, sorted by offset (then block), each with what
     /// the scan reads, so that it streams through memory; room for every
     /// block, so inserting never reallocates.
-    by_offset: Vec<Placed1>,
+    by_offset: Vec<PlacedInterval>,
     /// Scratch: the offsets a block may not take, `(lo, hi)` open.
     forbidden: Vec<(i128, i128)>,
 }
@@ -48,7 +52,7 @@ impl Placement {
         self.at[b] = offset;
         if model.neighbours.is_none() && !model.blocks[b].pieces.is_empty() {
             let (start, finish) = model.span(b);
-            let entry = Placed1 {
+            let entry = PlacedInterval {
                 offset,
                 block: b,
                 end: offset + model.blocks[b].size,
@@ -121,7 +125,7 @@ impl Placement {
     fn lowest_by_scan(&self, model: &Model, b: usize, hint: Option<i128>) -> i128 {
         let (start, finish) = model.span(b);
         let size = model.blocks[b].size;
-        let meets = |e: &Placed1| e.block != b && e.start < finish && start < e.finish;
+        let meets = |e: &PlacedInterval| e.block != b && e.start < finish && start < e.finish;
         if let Some(h) = hint {
             let free = self
                 .by_offset
@@ -147,7 +151,7 @@ impl Placement {
 
 /// A placed interval block, as the scan reads it.
 #[derive(Clone, Copy)]
-struct Placed1 {
+struct PlacedInterval {
     offset: i128,
     block: usize,
     /// `offset + size`.
