@@ -135,6 +135,30 @@ fn all_live_search_within_its_budget() {
 
 #[test]
 #[ignore]
+fn all_live_with_one_gap_search_within_its_budget() {
+    // A gap makes the blocks more than intervals: the pairs are listed.
+    let tensors = all_live(2000);
+    let gaps = [LifetimeGap {
+        tensor: 3,
+        first: 1,
+        last: 1,
+        window: Some((0, 8)),
+    }];
+    let problem = PlanProblem {
+        gaps: &gaps,
+        ..PlanProblem::new(&tensors)
+    };
+    for ms in [100, 1000] {
+        measure(
+            "all-live 2000, one gap",
+            &problem,
+            &options(Strategy::Search, Some(ms)),
+        );
+    }
+}
+
+#[test]
+#[ignore]
 fn plain_problem_with_a_capacity_spends_the_budget_once() {
     // A sliding window: each buffer lives 11 nodes; the capacity is the
     // live peak, which the search does not reach or disprove quickly.
