@@ -229,10 +229,53 @@ static void test_bad_constraints_are_named(void) {
   CHECK(strstr(aether_status_str(AETHER_STATUS_DOES_NOT_FIT_UNPROVEN), "not proven") != NULL);
 }
 
+/* Two reusers of one tensor live together would share its bytes: refused,
+ * naming both, with nothing written; a fixed zero-size tensor ends at its
+ * offset, which must lie within the capacity. */
+static void test_unsound_reuse_and_fixed_empty_tensors_are_refused(void) {
+  const aether_tensor_lifetime t[3] = {{8, 0, 5}, {8, 1, 3}, {4, 2, 4}};
+  const aether_reuse siblings[2] = {{1, 0}, {2, 0}};
+  const aether_tensor_lifetime empty[2] = {{8, 0, 1}, {0, 0, 1}};
+  const size_t fixed[2] = {AETHER_OFFSET_FREE, 100};
+  uint32_t strategy;
+  aether_problem p;
+  aether_problem_detail detail;
+  AETHER_PROBLEM_INIT(&p);
+  p.reuses = siblings;
+  p.reuse_count = 2;
+  for (strategy = AETHER_STRATEGY_GREEDY; strategy <= AETHER_STRATEGY_SEARCH; strategy++) {
+    aether_plan_options options = options_for(strategy);
+    aether_plan_report report = new_report();
+    size_t offsets[3] = {7, 7, 7};
+    CHECK_STATUS(aether_plan_problem(t, 3, &p, &options, offsets, &report),
+                 AETHER_STATUS_CONFLICTING_FIXED_OFFSETS);
+    CHECK(offsets[0] == 7 && offsets[1] == 7 && offsets[2] == 7);
+    detail = explain(t, 3, &p, strategy);
+    CHECK(detail.status == AETHER_STATUS_CONFLICTING_FIXED_OFFSETS);
+    CHECK(detail.tensor == 1 && detail.other_tensor == 2);
+  }
+
+  AETHER_PROBLEM_INIT(&p);
+  p.fixed_offsets = fixed;
+  p.fixed_offset_count = 2;
+  p.capacity = 50;
+  detail = explain(empty, 2, &p, AETHER_STRATEGY_GREEDY);
+  CHECK(detail.status == AETHER_STATUS_DOES_NOT_FIT && detail.proven == 1);
+  p.capacity = 100;
+  {
+    aether_plan_options options = options_for(AETHER_STRATEGY_GREEDY);
+    aether_plan_report report = new_report();
+    size_t offsets[2];
+    CHECK_STATUS(aether_plan_problem(empty, 2, &p, &options, offsets, &report), AETHER_STATUS_OK);
+    CHECK(offsets[1] == 100 && report.arena_size == 8);
+  }
+}
+
 int main(void) {
   test_every_constraint_is_honoured();
   test_no_constraint_is_the_plain_plan();
   test_does_not_fit_is_told_and_writes_nothing();
   test_bad_constraints_are_named();
+  test_unsound_reuse_and_fixed_empty_tensors_are_refused();
   return report();
 }

@@ -6,6 +6,9 @@
 //! capacity) and by MiniMalloc's stricter pairwise order rule; optimality and
 //! "does not fit" answers against a brute force over every aligned offset.
 
+// Options are set field by field, so that `PlanOptions` may become
+// #[non_exhaustive].
+#![allow(clippy::field_reassign_with_default)]
 #![allow(clippy::needless_range_loop)] // tensors are named by index throughout
 
 use aether_planner::{
@@ -125,7 +128,9 @@ impl Instance {
                     return Some(format!("fixed tensor {t} moved"));
                 }
             }
-            if let (Some(c), true) = (self.capacity, self.tensors[t].size > 0) {
+            // Every tensor ends within the capacity, a zero-size one at its
+            // offset.
+            if let Some(c) = self.capacity {
                 if offsets[t] + self.rounded(t) > c {
                     return Some(format!("tensor {t} passes the capacity"));
                 }
@@ -134,6 +139,14 @@ impl Instance {
         for r in &self.reuses {
             if offsets[r.tensor] != offsets[r.reused] {
                 return Some(format!("reuse {} -> {} apart", r.tensor, r.reused));
+            }
+        }
+        // Inside a group only a tensor and the one it reuses may share bytes.
+        for t in 0..n {
+            for u in t + 1..n {
+                if self.group(t) == self.group(u) && self.member_clash(t, u, offsets) {
+                    return Some(format!("tensors {t} and {u} of one group share bytes"));
+                }
             }
         }
         let groups: Vec<usize> = (0..n).filter(|&t| self.group(t) == t).collect();
@@ -159,6 +172,31 @@ impl Instance {
             }
         }
         None
+    }
+
+    /// Whether tensors `t` and `u`, neither reusing the other, share a byte
+    /// at some node at `offsets`.
+    fn member_clash(&self, t: usize, u: usize, offsets: &[usize]) -> bool {
+        let direct = self
+            .reuses
+            .iter()
+            .any(|r| (r.tensor, r.reused) == (t, u) || (r.tensor, r.reused) == (u, t));
+        !direct
+            && (0..=self.last_node()).any(|node| {
+                match (
+                    self.bytes_at(t, offsets[t], node),
+                    self.bytes_at(u, offsets[u], node),
+                ) {
+                    (Some(x), Some(y)) => x.0 < y.1 && y.0 < x.1,
+                    _ => false,
+                }
+            })
+    }
+
+    /// Whether `t` and `u`, in one reuse group, share a byte at one offset.
+    fn group_clash(&self, t: usize, u: usize) -> bool {
+        let offsets = vec![0; self.tensors.len()];
+        self.group(t) == self.group(u) && self.member_clash(t, u, &offsets)
     }
 
     fn arena(&self, offsets: &[usize]) -> usize {
@@ -355,6 +393,7 @@ fn every_strategy_honours_every_constraint_and_the_search_is_exact() {
     // Refusals the search proved by exhausting its tree: the capacity is at
     // least the lower bound, yet no plan fits.
     let mut proven_by_exhaustion = 0;
+    let (mut conflicts, mut group_clashes) = (0, 0);
     for case in 0..600 {
         let mut inst = random_instance(&mut rng);
         let unconstrained = Instance {
@@ -404,16 +443,24 @@ fn every_strategy_honours_every_constraint_and_the_search_is_exact() {
                     refused += 1;
                 }
                 Err(PlanError::ConflictingFixedOffsets { first, second }) => {
-                    assert!(fixed_clash(&inst, first, second), "{tag}");
+                    let clash =
+                        fixed_clash(&inst, first, second) || inst.group_clash(first, second);
+                    assert!(clash && first < second, "{tag}");
                     assert_eq!(minimum, None, "{tag}");
+                    conflicts += 1;
+                    group_clashes += usize::from(inst.group_clash(first, second));
                 }
                 Err(e) => panic!("{tag}: {e}"),
             }
         }
     }
     assert!(
-        fitted > 1000 && refused > 50 && proven_refusals > 20 && proven_by_exhaustion > 0,
-        "{fitted} {refused} {proven_refusals} {proven_by_exhaustion}"
+        fitted > 1000
+            && refused > 50
+            && proven_refusals > 20
+            && proven_by_exhaustion > 0
+            && group_clashes > 10,
+        "{fitted} {refused} {proven_refusals} {proven_by_exhaustion} {conflicts} {group_clashes}"
     );
 }
 
@@ -747,4 +794,276 @@ fn bad_constraints_are_named() {
             ..
         })
     ));
+}
+
+#[test]
+fn two_reusers_of_one_tensor_live_together_are_refused_by_name() {
+    // 1 and 2 both reuse 0 and are live together at nodes 2-3: at one
+    // offset they would overwrite each other.
+    let mut inst = Instance {
+        tensors: vec![
+            TensorLifetime::new(8, 0, 5),
+            TensorLifetime::new(8, 1, 3),
+            TensorLifetime::new(4, 2, 4),
+            TensorLifetime::new(4, 0, 5),
+        ],
+        reuses: vec![
+            Reuse {
+                tensor: 1,
+                reused: 0,
+            },
+            Reuse {
+                tensor: 2,
+                reused: 0,
+            },
+        ],
+        alignment: 1,
+        ..Instance::default()
+    };
+    assert!(inst.group_clash(1, 2));
+    assert_eq!(inst.brute_minimum(), None);
+    for strategy in STRATEGIES {
+        assert_eq!(
+            inst.plan(strategy),
+            Err(PlanError::ConflictingFixedOffsets {
+                first: 1,
+                second: 2
+            }),
+            "{strategy:?}"
+        );
+    }
+    // One after the other they are sound, and so is a reuser pausing in a
+    // window the other does not touch.
+    inst.tensors[2] = TensorLifetime::new(4, 4, 5);
+    let apart = inst.clone();
+    inst.tensors[2] = TensorLifetime::new(4, 2, 4);
+    inst.tensors[1] = TensorLifetime::new(8, 1, 3);
+    inst.gaps = vec![LifetimeGap {
+        tensor: 1,
+        first: 2,
+        last: 3,
+        window: Some((4, 8)),
+    }];
+    for inst in [apart, inst] {
+        let minimum = inst.brute_minimum().unwrap();
+        for strategy in STRATEGIES {
+            let report = inst.plan(strategy).unwrap();
+            assert_eq!(inst.violation(&report.plan.offsets, true), None);
+            assert!(report.plan.arena_size >= minimum);
+            if strategy == Strategy::Search {
+                assert_eq!(report.plan.arena_size, minimum);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_hint_that_would_pass_usize_max_is_ignored() {
+    // Aligned and free, but its end passes `usize::MAX`.
+    let inst = Instance {
+        tensors: vec![TensorLifetime::new(8, 0, 1), TensorLifetime::new(8, 0, 1)],
+        alignments: vec![4, 1],
+        hints: vec![Some(usize::MAX - 3), None],
+        alignment: 1,
+        ..Instance::default()
+    };
+    assert_eq!((usize::MAX - 3) % 4, 0);
+    let minimum = inst.brute_minimum().unwrap();
+    for strategy in STRATEGIES {
+        let report = inst.plan(strategy).unwrap();
+        assert_eq!(inst.violation(&report.plan.offsets, true), None);
+        assert_eq!(report.plan.arena_size, minimum, "{strategy:?}");
+    }
+}
+
+#[test]
+fn extreme_sizes_and_lifetimes_do_not_overflow_the_ordering_keys() {
+    // 2^63 bytes live over every node, and 2^62 bytes over a few: the
+    // heuristic's `size * span` key would pass i128.
+    let tensors = [
+        TensorLifetime::new(1 << 63, 0, usize::MAX),
+        TensorLifetime::new(1 << 62, 5, 9),
+    ];
+    let alignments = [1, 2];
+    let problem = PlanProblem {
+        alignments: &alignments,
+        ..PlanProblem::new(&tensors)
+    };
+    for strategy in STRATEGIES {
+        let mut options = PlanOptions::default();
+        options.strategy = strategy;
+        let report = try_plan_problem(&problem, &options).unwrap();
+        let o = &report.plan.offsets;
+        // Checked here: aligned, and the two (live together) apart.
+        let (a, b) = (o[0] as u128, o[1] as u128);
+        assert_eq!(b % 2, 0);
+        assert!(a + (1 << 63) <= b || b + (1 << 62) <= a, "{o:?}");
+        assert_eq!(report.plan.arena_size, 3 << 62, "{strategy:?}");
+    }
+}
+
+#[test]
+fn a_fixed_zero_size_tensor_ends_at_its_offset_within_the_capacity() {
+    // Tensor 1 has no bytes but is fixed at 100: it ends there, so a
+    // capacity of 50 cannot hold it and one of 100 can.
+    let mut inst = Instance {
+        tensors: vec![TensorLifetime::new(8, 0, 1), TensorLifetime::new(0, 0, 1)],
+        fixed: vec![None, Some(100)],
+        capacity: Some(50),
+        alignment: 1,
+        ..Instance::default()
+    };
+    assert_eq!(inst.brute_minimum(), None);
+    for strategy in STRATEGIES {
+        assert!(
+            matches!(
+                inst.plan(strategy),
+                Err(PlanError::DoesNotFit {
+                    capacity: 50,
+                    proven: true,
+                    ..
+                })
+            ),
+            "{strategy:?}"
+        );
+    }
+    inst.capacity = Some(100);
+    let minimum = inst.brute_minimum().unwrap();
+    for strategy in STRATEGIES {
+        let report = inst.plan(strategy).unwrap();
+        assert_eq!(inst.violation(&report.plan.offsets, true), None);
+        assert_eq!(report.plan.offsets[1], 100);
+        assert_eq!(report.plan.arena_size, minimum);
+    }
+}
+
+/// The search with no time left: `budget.time` is zero.
+fn no_time() -> PlanOptions {
+    let mut options = PlanOptions::default();
+    options.strategy = Strategy::Search;
+    options.budget = SearchBudget {
+        time: Some(std::time::Duration::ZERO),
+        nodes: None,
+    };
+    options
+}
+
+#[test]
+fn a_spent_budget_stops_every_phase_after_the_greedy_plan() {
+    // With no time at all the call may place the greedy's plan and nothing
+    // more: no heuristic, no search node, and no second search when a plain
+    // problem's plan passes its capacity.
+    let mut rng = Rng::new(29);
+    let (mut checked, mut refused) = (0, 0);
+    for case in 0..300 {
+        let mut inst = random_instance(&mut rng);
+        if case % 2 == 0 {
+            // A plain problem.
+            inst = Instance {
+                tensors: inst.tensors,
+                alignment: inst.alignment,
+                ..Instance::default()
+            };
+        }
+        let Some(minimum) = inst.brute_minimum() else {
+            continue;
+        };
+        inst.capacity = Some(minimum);
+        if inst.brute_minimum().is_none() {
+            // A fixed zero-size tensor past the new capacity.
+            continue;
+        }
+        let mut options = no_time();
+        options.alignment = inst.alignment.max(1);
+        let tag = format!("case {case} {inst:?}");
+        let greedy = inst.plan(Strategy::Greedy);
+        match try_plan_problem(&inst.problem(), &options) {
+            Ok(report) => {
+                assert_eq!(report.search_nodes, 0, "{tag}");
+                assert_eq!(Ok(&report.plan), greedy.as_ref().map(|r| &r.plan), "{tag}");
+                assert_eq!(inst.violation(&report.plan.offsets, true), None, "{tag}");
+                checked += 1;
+            }
+            Err(PlanError::DoesNotFit { proven, .. }) => {
+                assert!(!proven, "{tag}: fits in {minimum}");
+                assert!(greedy.is_err(), "{tag}");
+                refused += 1;
+            }
+            Err(e) => panic!("{tag}: {e}"),
+        }
+    }
+    assert!(checked > 50 && refused > 5, "{checked} {refused}");
+}
+
+/// A problem whose propagation raised blocks a byte at a time: windows of
+/// one byte, one fixed tensor and a capacity just above a tensor of
+/// `big` bytes.
+fn byte_stepping(big: usize) -> Instance {
+    let window = |tensor, first, last, lo: usize| LifetimeGap {
+        tensor,
+        first,
+        last,
+        window: Some((lo, lo + 1)),
+    };
+    Instance {
+        tensors: vec![
+            TensorLifetime::new(big, 2, 4),
+            TensorLifetime::new(3, 1, 3),
+            TensorLifetime::new(4, 1, 3),
+            TensorLifetime::new(10, 0, 2),
+            TensorLifetime::new(2, 1, 5),
+            TensorLifetime::new(8, 3, 6),
+            TensorLifetime::new(6, 1, 2),
+        ],
+        gaps: vec![
+            window(1, 1, 1, 0),
+            window(1, 3, 3, 2),
+            window(2, 1, 2, 2),
+            window(3, 0, 2, 0),
+            window(4, 1, 4, 0),
+            window(5, 3, 6, 4),
+            window(6, 1, 2, 2),
+        ],
+        fixed: vec![None, Some(0), None, None, None, None, None],
+        capacity: Some(big + 10),
+        alignment: 1,
+        ..Instance::default()
+    }
+}
+
+#[test]
+fn the_byte_stepping_problem_is_planned_exactly() {
+    // With one alignment the search is exact; with mixed ones it may drop
+    // a node it cannot settle, and then claims no proof.
+    for mixed in [false, true] {
+        for big in [16, 32] {
+            let mut inst = byte_stepping(big);
+            if mixed {
+                inst.alignments = vec![1, 1, 2, 1, 1, 1, 1];
+            }
+            let minimum = inst.brute_minimum();
+            for strategy in STRATEGIES {
+                let tag = format!("{big} {mixed} {strategy:?}");
+                match inst.plan(strategy) {
+                    Ok(report) => {
+                        let offsets = &report.plan.offsets;
+                        assert_eq!(inst.violation(offsets, true), None, "{tag}");
+                        let minimum = minimum.expect(&tag);
+                        assert!(report.plan.arena_size >= minimum, "{tag}");
+                        assert!(report.lower_bound <= minimum, "{tag}");
+                        if strategy == Strategy::Search && !mixed {
+                            assert!(report.proven_optimal, "{tag}");
+                        }
+                    }
+                    Err(PlanError::DoesNotFit { proven, .. }) => {
+                        if minimum.is_some() {
+                            assert!(!proven, "{tag}");
+                            assert!(mixed || strategy != Strategy::Search, "{tag}");
+                        }
+                    }
+                    Err(e) => panic!("{tag}: {e}"),
+                }
+            }
+        }
+    }
 }

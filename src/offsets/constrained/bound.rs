@@ -13,7 +13,7 @@
 
 use super::align_up;
 use super::normalise::Model;
-use super::place::lowest_offset;
+use super::place::Placement;
 use crate::error::PlanError;
 use crate::sys::fallible;
 
@@ -23,21 +23,24 @@ const PADDING_WORK: usize = 1 << 22;
 pub(super) fn lower_bound(model: &Model) -> Result<usize, PlanError> {
     let blocks = &model.blocks;
     let mut bound = 0i128;
-    let fixed: Vec<(usize, i128)> = fallible::collect(
-        blocks.len(),
-        blocks
-            .iter()
-            .enumerate()
-            .filter_map(|(b, block)| block.fixed.map(|o| (b, o))),
-    )?;
+    // The fixed blocks placed, the others not: each free block's lowest
+    // offset among them visits its own neighbours (or the fixed blocks)
+    // only.
+    let any_fixed = blocks.iter().any(|b| b.fixed.is_some());
+    let mut fixed = Placement::new(model)?;
+    for (b, block) in blocks.iter().enumerate() {
+        if let Some(o) = block.fixed {
+            fixed.set(model, b, o);
+        }
+    }
     for (b, block) in blocks.iter().enumerate() {
         if block.size == 0 {
             continue;
         }
         let end = match block.fixed {
             Some(offset) => offset + block.size,
-            None if fixed.is_empty() => block.size,
-            None => lowest_offset(model, b, &fixed, None)? + block.size,
+            None if !any_fixed => block.size,
+            None => fixed.lowest(model, b, None)? + block.size,
         };
         bound = bound.max(end);
     }

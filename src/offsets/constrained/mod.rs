@@ -19,25 +19,57 @@
 //!   size, windows or not.
 //! - Fixed tensors keep their offsets; two fixed tensors that conflict, or a
 //!   fixed offset that breaks an alignment, are errors naming the tensors.
+//!   A fixed zero-size tensor occupies nothing and counts in no arena, but
+//!   it keeps its offset, and ends there: like every tensor it must end
+//!   within the capacity.
 //! - Hints are suggestions: the greedy and the heuristic try a hinted offset
-//!   first and keep it when it is free, aligned and within the capacity.
+//!   first and keep it when it is free, aligned and ends within the
+//!   capacity (or `usize::MAX`); any other hint is ignored.
 //! - Reuse (tensor `b` reuses tensor `a`): `b` gets no memory of its own, it
 //!   lives at `a`'s offset, its size may not exceed `a`'s, and the pair is
 //!   planned as one block active whenever either is, occupying the hull of
 //!   the bytes the active members occupy. Chains and several reusers of one
-//!   tensor form one group.
+//!   tensor form one group. Only a tensor and the one it reuses may share
+//!   bytes while both are active (the in-place handover); two other members
+//!   of one group that would (two reusers of one tensor live together, say)
+//!   make the problem [`PlanError::ConflictingFixedOffsets`] naming both:
+//!   the reuse pins them to one offset.
 //! - Capacity: every tensor ends at or below it. When no such plan is found
 //!   the answer is [`PlanError::DoesNotFit`], never a larger arena; it says
 //!   whether that is proven.
+//! - Budget: with [`Strategy::Search`], `budget.time` bounds the whole call
+//!   from its start. The greedy's plan is always completed; the heuristic's
+//!   further orders, each search node and each propagation inside a node
+//!   stop at the deadline, keeping the best plan found. A plain problem
+//!   whose plan from [`try_plan_offsets_with`] passes the capacity is not
+//!   searched a second time: that search had the whole budget.
 //!
 //! The layout: `normalise` checks the problem and turns it into blocks with
 //! piecewise windows and pairwise separations; `bound` is the lower bound;
 //! `place` the greedy and the heuristic; `search` the exact search.
+//!
+//! # Cost
+//!
+//! With gaps or reuse, every conflicting pair is listed with its
+//! separation: `O(n + E)` memory, and a placement costs `O(d log d)` for
+//! its `d` neighbours. When every block is a plain interval (alignments,
+//! fixed offsets, hints and a capacity only), pairs are counted from the
+//! sorted spans in `O(n log n)` and listed only while sparse; dense ones are
+//! never stored: a placement scans the placed blocks in offset order up to
+//! the first gap that fits (`O(n)`), separations come from the two sizes,
+//! and memory stays `O(n)`. The lower bound's fixed-block term visits each
+//! block's neighbours once. The heuristic returns at once when a plan meets
+//! the lower bound; a search node costs `O(n + E)` for its pair scan plus a
+//! propagation bounded by `n` rounds, whatever the byte sizes.
 
 mod bound;
 mod normalise;
 mod place;
 mod search;
+#[cfg(test)]
+mod tests;
+
+use std::time::Instant;
 
 use super::{try_plan_offsets_with, MemoryPlan, PlanOptions, PlanReport, Strategy};
 use crate::error::PlanError;
@@ -124,8 +156,12 @@ impl<'a> PlanProblem<'a> {
 /// [`PlanError::ConstraintCount`], [`PlanError::InvalidTensorAlignment`],
 /// [`PlanError::MisalignedFixedOffset`],
 /// [`PlanError::ConflictingFixedOffsets`], [`PlanError::InvalidGap`],
-/// [`PlanError::InvalidReuse`] naming the element at fault; and
-/// [`PlanError::DoesNotFit`] when no plan within the capacity was found.
+/// [`PlanError::InvalidReuse`] naming the element at fault;
+/// [`PlanError::ConflictingFixedOffsets`] also for two members of one reuse
+/// group, neither reusing the other, that share bytes while active; and
+/// [`PlanError::DoesNotFit`] when no plan within the capacity was found
+/// (proven when the lower bound passes the capacity, a fixed tensor ends
+/// past it, or the search exhausted every plan).
 ///
 /// ```
 /// use aether_planner::{try_plan_problem, LifetimeGap, PlanOptions, PlanProblem, TensorLifetime};
@@ -140,14 +176,24 @@ pub fn try_plan_problem(
     problem: &PlanProblem<'_>,
     options: &PlanOptions,
 ) -> Result<PlanReport, PlanError> {
+    // The time budget bounds the whole call, every phase included.
+    let started = Instant::now();
+    let deadline = match options.strategy {
+        Strategy::Search => options
+            .budget
+            .time
+            .and_then(|limit| started.checked_add(limit)),
+        _ => None,
+    };
     normalise::check_counts(problem)?;
     if problem.is_plain() {
         let report = try_plan_offsets_with(problem.tensors, options)?;
         match problem.capacity {
             Some(capacity) if report.plan.arena_size > capacity => {
                 // The plain planners ignore capacities; the constrained
-                // ones below may still find a plan that fits.
-                if report.lower_bound > capacity || options.strategy == Strategy::Greedy {
+                // heuristic may still find a plan that fits. The search has
+                // spent its budget (or proven the minimum) already.
+                if report.lower_bound > capacity || options.strategy != Strategy::Heuristic {
                     return Err(PlanError::DoesNotFit {
                         capacity,
                         lower_bound: report.lower_bound,
@@ -166,15 +212,20 @@ pub fn try_plan_problem(
         lower_bound,
         proven,
     };
-    if capacity.is_some_and(|c| lower_bound > c) {
+    if capacity.is_some_and(|c| lower_bound > c) || model.fixed_past_capacity() {
         return Err(does_not_fit(lower_bound, true));
     }
     let (offsets, lower_bound, search_nodes, exhausted) = match options.strategy {
         Strategy::Greedy => (place::greedy(&model)?, lower_bound, 0, false),
-        Strategy::Heuristic => (place::heuristic(&model)?, lower_bound, 0, false),
+        Strategy::Heuristic => (
+            place::heuristic(&model, lower_bound, None)?,
+            lower_bound,
+            0,
+            false,
+        ),
         Strategy::Search => {
-            let start = place::heuristic(&model)?;
-            let outcome = search::improve(&model, start, lower_bound, &options.budget)?;
+            let start = place::heuristic(&model, lower_bound, deadline)?;
+            let outcome = search::improve(&model, start, lower_bound, &options.budget, deadline)?;
             let exhausted = outcome.exhausted;
             (
                 outcome.offsets,
@@ -244,6 +295,16 @@ impl normalise::Model {
         Ok(MemoryPlan {
             offsets: tensor_offsets,
             arena_size,
+        })
+    }
+
+    /// Whether a fixed block ends past the capacity. A fixed zero-size
+    /// block ends at its offset, so it counts too.
+    fn fixed_past_capacity(&self) -> bool {
+        self.capacity.is_some_and(|c| {
+            self.blocks
+                .iter()
+                .any(|b| b.fixed.is_some_and(|o| o + b.size > c))
         })
     }
 

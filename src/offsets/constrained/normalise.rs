@@ -56,10 +56,25 @@ pub(super) struct Model {
     pub(super) blocks: Vec<Block>,
     /// Each tensor's block.
     pub(super) block_of: Vec<usize>,
-    /// Each block's conflicting neighbours.
-    pub(super) neighbours: Vec<Vec<Neighbour>>,
+    /// Each block's conflicting neighbours, or `None` when the blocks are
+    /// intervals with too many conflicting pairs to list. Interval blocks
+    /// are one piece over their whole size each (no gaps, no reuse group
+    /// with a profile): two conflict exactly when their spans meet, and `c`
+    /// above `b` needs `o_c - o_b >= size_b`, so the planners find the
+    /// pairs from the spans and compute their separations on demand.
+    pub(super) neighbours: Option<Vec<Vec<Neighbour>>>,
     pub(super) capacity: Option<i128>,
 }
+
+/// Interval blocks are listed unless their pairs are dense, so that
+/// scanning every placed block costs about what a list would: at least one
+/// pair in `DENSE` of all `n²` ordered pairs, and more than
+/// `SMALL_ENTRIES` entries (a list that small costs nothing); or past
+/// `LIST_ENTRIES` (the unconstrained heuristic's limit) and one pair in
+/// `64` of them.
+const DENSE: usize = 8;
+const SMALL_ENTRIES: usize = 1 << 16;
+const LIST_ENTRIES: usize = 1 << 22;
 
 fn check_count<T>(array: &'static str, values: &[T], tensor_count: usize) -> Result<(), PlanError> {
     if values.is_empty() || values.len() == tensor_count {
@@ -90,11 +105,12 @@ fn find(parent: &mut [usize], mut x: usize) -> usize {
     x
 }
 
-/// Checks the reuse pairs and returns each tensor's group representative.
-fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<Vec<usize>, PlanError> {
+/// Checks the reuse pairs and returns each tensor's group representative
+/// and the tensor it reuses (`usize::MAX`: none).
+fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<(Vec<usize>, Vec<usize>), PlanError> {
     let n = sizes.len();
     let mut parent: Vec<usize> = fallible::collect(n, 0..n)?;
-    let mut reuses_already = fallible::filled(n, false)?;
+    let mut reused_by = fallible::filled(n, usize::MAX)?;
     for (pair, r) in reuses.iter().enumerate() {
         let bad = PlanError::InvalidReuse {
             pair,
@@ -104,10 +120,10 @@ fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<Vec<usize>, PlanErr
         if r.tensor >= n || r.reused >= n || r.tensor == r.reused {
             return Err(bad);
         }
-        if reuses_already[r.tensor] || sizes[r.tensor] > sizes[r.reused] {
+        if reused_by[r.tensor] != usize::MAX || sizes[r.tensor] > sizes[r.reused] {
             return Err(bad);
         }
-        reuses_already[r.tensor] = true;
+        reused_by[r.tensor] = r.reused;
         // `r.tensor` had no reuse yet, so it is the root of its tree: an
         // edge inside one tree closes a cycle.
         let (a, b) = (find(&mut parent, r.tensor), find(&mut parent, r.reused));
@@ -116,7 +132,50 @@ fn reuse_groups(reuses: &[Reuse], sizes: &[usize]) -> Result<Vec<usize>, PlanErr
         }
         parent[a] = b;
     }
-    fallible::collect(n, (0..n).map(|t| find(&mut parent, t)))
+    let roots = fallible::collect(n, (0..n).map(|t| find(&mut parent, t)))?;
+    Ok((roots, reused_by))
+}
+
+/// Checks that the members of one reuse group share bytes only where a
+/// member reuses the other directly: at one offset, two members active at
+/// a common node whose bytes meet would overwrite each other, which no
+/// reuse pair declared. `spans[k]` is member `group[k]`'s pieces, in
+/// `pieces`. Errors: [`PlanError::ConflictingFixedOffsets`] naming the two
+/// members (the reuse pins them to one offset).
+///
+/// Time `O(p log p + q)` for `p` pieces and `q` pairs of pieces active
+/// together; space `O(p)`.
+fn check_group(
+    group: &[usize],
+    spans: &[(usize, usize)],
+    pieces: &[Piece],
+    reused_by: &[usize],
+) -> Result<(), PlanError> {
+    // Every piece, tagged by its member's position in `group`.
+    let total = spans.iter().map(|&(a, b)| b - a).sum();
+    let mut order: Vec<(usize, usize)> = fallible::with_capacity(total)?;
+    for (k, &(a, b)) in spans.iter().enumerate() {
+        order.extend((a..b).map(|i| (i, k)));
+    }
+    order.sort_unstable_by_key(|&(i, k)| (pieces[i].start, k, i));
+    let mut active: Vec<(usize, usize)> = fallible::with_capacity(total)?;
+    for &(i, k) in &order {
+        let p = pieces[i];
+        active.retain(|&(j, _)| pieces[j].end > p.start);
+        for &(j, m) in &active {
+            let q = pieces[j];
+            let (x, y) = (group[k], group[m]);
+            let direct = reused_by[x] == y || reused_by[y] == x;
+            if x != y && !direct && p.lo < q.hi && q.lo < p.hi {
+                return Err(PlanError::ConflictingFixedOffsets {
+                    first: x.min(y),
+                    second: x.max(y),
+                });
+            }
+        }
+        active.push((i, k));
+    }
+    Ok(())
 }
 
 impl Model {
@@ -145,7 +204,7 @@ impl Model {
         }
         let gaps = tensor_gaps(problem)?;
         let sizes: Vec<usize> = fallible::collect(n, tensors.iter().map(|t| t.size))?;
-        let root = reuse_groups(problem.reuses, &sizes)?;
+        let (root, reused_by) = reuse_groups(problem.reuses, &sizes)?;
         drop(sizes);
 
         // Blocks, one per group, numbered by their lowest member; each
@@ -190,6 +249,7 @@ impl Model {
             // A tensor has a piece between its gaps and one per window.
             let piece_bound = group.iter().map(|&t| 2 * gaps[t].len() + 1).sum();
             let mut pieces = fallible::with_capacity(piece_bound)?;
+            let mut spans: Vec<(usize, usize)> = fallible::with_capacity(group.len())?;
             for &t in group {
                 block.size = block.size.max(rounded[t]);
                 block.align = block.align.max(aligns[t]);
@@ -207,7 +267,12 @@ impl Model {
                 if block.hint.is_none() {
                     block.hint = problem.hints.get(t).copied().flatten().map(|h| h as i128);
                 }
+                let first = pieces.len();
                 tensor_pieces(tensors[t], rounded[t], &gaps[t], &mut pieces);
+                spans.push((first, pieces.len()));
+            }
+            if group.len() > 1 {
+                check_group(group, &spans, &pieces, &reused_by)?;
             }
             if let Some(offset) = block.fixed {
                 for &t in group {
@@ -232,29 +297,51 @@ impl Model {
             fixed_by.push(fixer);
         }
         drop(gaps);
-        let neighbours = conflicts(&blocks)?;
-        // Fixed blocks must already be apart.
-        for (b, list) in neighbours.iter().enumerate() {
-            let Some(ob) = blocks[b].fixed else { continue };
-            for nb in list.iter().filter(|nb| nb.other > b) {
-                let Some(oc) = blocks[nb.other].fixed else {
-                    continue;
-                };
-                if oc - ob < nb.up && ob - oc < nb.down {
-                    let (x, y) = (fixed_by[b], fixed_by[nb.other]);
-                    return Err(PlanError::ConflictingFixedOffsets {
-                        first: x.min(y),
-                        second: x.max(y),
-                    });
-                }
-            }
-        }
+        check_fixed(&blocks, &fixed_by)?;
+        let intervals = blocks.iter().all(|b| match b.pieces[..] {
+            [] => true,
+            [p] => p.lo == 0 && p.hi == b.size,
+            _ => false,
+        });
+        let listed = if intervals {
+            let pairs = interval_pairs(&blocks)?;
+            let (entries, squared) = (
+                pairs.saturating_mul(2),
+                blocks.len().saturating_mul(blocks.len()),
+            );
+            let dense = entries > SMALL_ENTRIES && pairs.saturating_mul(DENSE) >= squared;
+            let many = entries > LIST_ENTRIES && pairs.saturating_mul(64) >= squared;
+            !(dense || many)
+        } else {
+            true
+        };
+        let neighbours = if listed {
+            Some(conflicts(&blocks)?)
+        } else {
+            None
+        };
         Ok(Model {
             blocks,
             block_of,
             neighbours,
             capacity: problem.capacity.map(|c| c as i128),
         })
+    }
+
+    /// Block `b`'s time span `[start, end)`; empty for a block with no
+    /// pieces.
+    pub(super) fn span(&self, b: usize) -> (i128, i128) {
+        span_of(&self.blocks[b])
+    }
+
+    /// The separations of interval blocks `b` and `c` whose spans meet, as
+    /// a neighbour of `b`.
+    pub(super) fn interval_neighbour(&self, b: usize, c: usize) -> Neighbour {
+        Neighbour {
+            other: c,
+            up: self.blocks[b].size,
+            down: self.blocks[c].size,
+        }
     }
 
     /// Whether block `b` at offset `o_b` and block `c` at `o_c` keep apart.
@@ -393,6 +480,74 @@ pub(super) fn separation(a: &[Piece], b: &[Piece]) -> Option<(i128, i128)> {
         }
     }
     found
+}
+
+fn span_of(block: &Block) -> (i128, i128) {
+    match (block.pieces.first(), block.pieces.last()) {
+        (Some(first), Some(last)) => (first.start, last.end),
+        _ => (0, 0),
+    }
+}
+
+/// Checks that fixed blocks keep apart, by a sweep over the fixed blocks'
+/// spans with separations computed from the two blocks' pieces. Errors:
+/// [`PlanError::ConflictingFixedOffsets`] naming a tensor fixing each.
+///
+/// Time `O(f log f + q · p)` for `f` fixed blocks, `q` pairs of them whose
+/// spans meet and `p` pieces a block; space `O(f)`.
+fn check_fixed(blocks: &[Block], fixed_by: &[usize]) -> Result<(), PlanError> {
+    let count = blocks
+        .iter()
+        .filter(|b| b.fixed.is_some() && !b.pieces.is_empty())
+        .count();
+    let mut order: Vec<usize> = fallible::collect(
+        count,
+        (0..blocks.len()).filter(|&b| blocks[b].fixed.is_some() && !blocks[b].pieces.is_empty()),
+    )?;
+    order.sort_unstable_by_key(|&b| (span_of(&blocks[b]).0, b));
+    for (k, &a) in order.iter().enumerate() {
+        let end = span_of(&blocks[a]).1;
+        for &b in order[k + 1..]
+            .iter()
+            .take_while(|&&b| span_of(&blocks[b]).0 < end)
+        {
+            let Some((up, down)) = separation(&blocks[a].pieces, &blocks[b].pieces) else {
+                continue;
+            };
+            let (oa, ob) = (blocks[a].fixed.unwrap(), blocks[b].fixed.unwrap());
+            if ob - oa < up && oa - ob < down {
+                let (x, y) = (fixed_by[a], fixed_by[b]);
+                return Err(PlanError::ConflictingFixedOffsets {
+                    first: x.min(y),
+                    second: x.max(y),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The number of pairs of interval blocks whose spans meet, counted from
+/// the sorted starts and ends without visiting the pairs: a block meets
+/// every block starting no later than it (earlier in start order) except
+/// those ending at or before its start.
+///
+/// Time `O(n log n)`; space `O(n)`.
+fn interval_pairs(blocks: &[Block]) -> Result<usize, PlanError> {
+    let with = blocks.iter().filter(|b| !b.pieces.is_empty()).count();
+    let spans = || blocks.iter().filter(|b| !b.pieces.is_empty()).map(span_of);
+    let mut starts: Vec<i128> = fallible::collect(with, spans().map(|s| s.0))?;
+    let mut ends: Vec<i128> = fallible::collect(with, spans().map(|s| s.1))?;
+    starts.sort_unstable();
+    ends.sort_unstable();
+    let (mut pairs, mut ended) = (0usize, 0usize);
+    for (k, &start) in starts.iter().enumerate() {
+        while ended < ends.len() && ends[ended] <= start {
+            ended += 1;
+        }
+        pairs = pairs.saturating_add(k - ended);
+    }
+    Ok(pairs)
 }
 
 /// Every conflicting pair, found by a sweep over the blocks' time spans.

@@ -2,6 +2,12 @@
 //! its lowest free aligned offset among the blocks already placed: the
 //! greedy (fixed blocks, then decreasing size) and the heuristic (the best of
 //! several orders, with and without hints, then a seeded walk of swaps).
+//!
+//! A placement gathers the ranges its listed neighbours forbid; a model
+//! without lists (dense interval blocks) keeps the placed blocks in offset
+//! order instead, and a placement walks them up to the first gap that fits.
+
+use std::time::Instant;
 
 use super::normalise::Model;
 use super::{align_up, try_room};
@@ -12,100 +18,201 @@ use crate::sys::fallible;
 /// Marks a block not placed yet.
 pub(super) const UNPLACED: i128 = i128::MIN;
 
-/// The lowest aligned offset at which block `b` keeps apart from every
-/// placed neighbour (`at[c] != UNPLACED`), or `hint` when that is free and
-/// aligned. The capacity is the caller's to check.
-pub(super) fn lowest_offset(
-    model: &Model,
-    b: usize,
-    at: &[(usize, i128)],
-    hint: Option<i128>,
-) -> Result<i128, PlanError> {
-    let mut placed = fallible::filled(model.blocks.len(), UNPLACED)?;
-    for &(c, o) in at {
-        placed[c] = o;
-    }
-    lowest_free(model, b, &placed, hint, &mut Vec::new())
+/// Blocks placed so far: an offset per block, and for a model without
+/// conflict lists the placed blocks with bytes in offset order, which a
+/// placement scans instead of a list.
+pub(super) struct Placement {
+    pub(super) at: Vec<i128>,
+    /// The placed blocks, sorted by offset (then block), each with what
+    /// the scan reads, so that it streams through memory; room for every
+    /// block, so inserting never reallocates.
+    by_offset: Vec<PlacedInterval>,
+    /// Scratch: the offsets a block may not take, `(lo, hi)` open.
+    forbidden: Vec<(i128, i128)>,
 }
 
-/// [`lowest_offset`] over an offset per block, with a reusable buffer.
-pub(super) fn lowest_free(
-    model: &Model,
-    b: usize,
-    at: &[i128],
-    hint: Option<i128>,
-    forbidden: &mut Vec<(i128, i128)>,
-) -> Result<i128, PlanError> {
-    let align = model.blocks[b].align;
-    forbidden.clear();
-    // Room for every neighbour, so that the pushes below never reallocate.
-    try_room(forbidden, model.neighbours[b].len())?;
-    for nb in &model.neighbours[b] {
-        let o = at[nb.other];
-        if o != UNPLACED {
-            // `o_b` may not lie strictly inside (o - up, o + down).
-            forbidden.push((o - nb.up, o + nb.down));
+impl Placement {
+    /// Nothing placed.
+    pub(super) fn new(model: &Model) -> Result<Placement, PlanError> {
+        let n = model.blocks.len();
+        let by_offset = if model.neighbours.is_some() {
+            Vec::new()
+        } else {
+            fallible::with_capacity(n)?
+        };
+        Ok(Placement {
+            at: fallible::filled(n, UNPLACED)?,
+            by_offset,
+            forbidden: Vec::new(),
+        })
+    }
+
+    /// Places block `b` at `offset`.
+    pub(super) fn set(&mut self, model: &Model, b: usize, offset: i128) {
+        self.at[b] = offset;
+        if model.neighbours.is_none() && !model.blocks[b].pieces.is_empty() {
+            let (start, finish) = model.span(b);
+            let entry = PlacedInterval {
+                offset,
+                block: b,
+                end: offset + model.blocks[b].size,
+                start,
+                finish,
+            };
+            let k = self
+                .by_offset
+                .partition_point(|e| (e.offset, e.block) < (offset, b));
+            self.by_offset.insert(k, entry);
         }
     }
-    if let Some(h) = hint {
-        let free = forbidden.iter().all(|&(lo, hi)| h <= lo || h >= hi);
-        let fits = model
-            .capacity
-            .map_or(true, |c| h + model.blocks[b].size <= c);
-        if h >= 0 && h % align == 0 && free && fits {
-            return Ok(h);
+
+    /// The lowest aligned offset at which block `b` keeps apart from every
+    /// placed block, or `hint` when that is free, aligned and ends within
+    /// the capacity (or `usize::MAX`); any other hint is ignored. The
+    /// capacity is otherwise the caller's to check.
+    ///
+    /// Time `O(d log d)` for `d` listed neighbours of `b`; without lists
+    /// `O(p)` for `p` placed blocks, the scan stopping at the first gap
+    /// that fits. Space `O(d)`.
+    pub(super) fn lowest(
+        &mut self,
+        model: &Model,
+        b: usize,
+        hint: Option<i128>,
+    ) -> Result<i128, PlanError> {
+        let block = &model.blocks[b];
+        let align = block.align;
+        // A hint is a suggestion: one whose end passes the capacity, or
+        // `usize::MAX` when there is none, is not taken.
+        let limit = model.capacity.unwrap_or(usize::MAX as i128);
+        let hint = hint.filter(|&h| h >= 0 && h % align == 0 && h + block.size <= limit);
+        let Some(lists) = &model.neighbours else {
+            return Ok(self.lowest_by_scan(model, b, hint));
+        };
+        let forbidden = &mut self.forbidden;
+        forbidden.clear();
+        // Room for every neighbour, so that the pushes below never reallocate.
+        try_room(forbidden, lists[b].len())?;
+        for nb in &lists[b] {
+            let o = self.at[nb.other];
+            if o != UNPLACED {
+                // `o_b` may not lie strictly inside (o - up, o + down).
+                forbidden.push((o - nb.up, o + nb.down));
+            }
         }
+        if let Some(h) = hint {
+            if forbidden.iter().all(|&(lo, hi)| h <= lo || h >= hi) {
+                return Ok(h);
+            }
+        }
+        forbidden.sort_unstable();
+        let mut x = 0;
+        for &(lo, hi) in forbidden.iter() {
+            if lo >= x {
+                break;
+            }
+            if x < hi {
+                x = align_up(hi, align);
+            }
+        }
+        Ok(x)
     }
-    forbidden.sort_unstable();
-    let mut x = 0;
-    for &(lo, hi) in forbidden.iter() {
-        if lo >= x {
-            break;
+
+    /// [`Placement::lowest`] for interval blocks without lists: the placed
+    /// blocks whose spans meet `b`'s, in offset order. For interval blocks
+    /// every forbidden range starts `size_b` below its block's offset, so
+    /// offset order is the order of the ranges.
+    fn lowest_by_scan(&self, model: &Model, b: usize, hint: Option<i128>) -> i128 {
+        let (start, finish) = model.span(b);
+        let size = model.blocks[b].size;
+        let meets = |e: &PlacedInterval| e.block != b && e.start < finish && start < e.finish;
+        if let Some(h) = hint {
+            let free = self
+                .by_offset
+                .iter()
+                .all(|e| !meets(e) || h + size <= e.offset || h >= e.end);
+            if free {
+                return h;
+            }
         }
-        if x < hi {
-            x = align_up(hi, align);
+        let align = model.blocks[b].align;
+        let mut x = 0;
+        for e in &self.by_offset {
+            if e.offset >= x + size {
+                break;
+            }
+            if x < e.end && meets(e) {
+                x = align_up(e.end, align);
+            }
         }
+        x
     }
-    Ok(x)
+}
+
+/// A placed interval block, as the scan reads it.
+#[derive(Clone, Copy)]
+struct PlacedInterval {
+    offset: i128,
+    block: usize,
+    /// `offset + size`.
+    end: i128,
+    /// Its time span `[start, finish)`.
+    start: i128,
+    finish: i128,
+}
+
+/// What placing one order gave.
+enum Placed {
+    /// Every block placed: the offsets and the arena.
+    Fits(Vec<i128>, i128),
+    /// Some block would pass the capacity.
+    Over,
+    /// The deadline passed first.
+    Stopped,
 }
 
 /// Places the blocks in `order` (fixed blocks first, wherever they are in
-/// it). `None` if some block would pass the capacity.
+/// it), stopping when `deadline` passes.
 fn place(
     model: &Model,
     order: &[usize],
     hints: bool,
-    forbidden: &mut Vec<(i128, i128)>,
-) -> Result<Option<(Vec<i128>, i128)>, PlanError> {
+    deadline: Option<Instant>,
+) -> Result<Placed, PlanError> {
     let blocks = &model.blocks;
-    let mut at = fallible::filled(blocks.len(), UNPLACED)?;
+    let mut placement = Placement::new(model)?;
     let mut arena = 0;
     for (b, block) in blocks.iter().enumerate() {
         if let Some(o) = block.fixed {
-            at[b] = o;
+            placement.set(model, b, o);
             if block.size > 0 {
                 arena = arena.max(o + block.size);
             }
         }
     }
-    for &b in order {
+    for (k, &b) in order.iter().enumerate() {
         let block = &blocks[b];
         if block.fixed.is_some() {
             continue;
         }
+        // The clock costs little beside a placement, which visits every
+        // placed neighbour.
+        if k % 16 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(Placed::Stopped);
+        }
         if block.size == 0 {
-            at[b] = 0;
+            placement.at[b] = 0;
             continue;
         }
         let hint = if hints { block.hint } else { None };
-        let o = lowest_free(model, b, &at, hint, forbidden)?;
+        let o = placement.lowest(model, b, hint)?;
         if model.capacity.is_some_and(|c| o + block.size > c) {
-            return Ok(None);
+            return Ok(Placed::Over);
         }
-        at[b] = o;
+        placement.set(model, b, o);
         arena = arena.max(o + block.size);
     }
-    Ok(Some((at, arena)))
+    Ok(Placed::Fits(placement.at, arena))
 }
 
 /// The blocks by decreasing `key`, ties by block number. The unstable sort
@@ -126,49 +233,141 @@ fn greedy_order(model: &Model) -> Result<Vec<usize>, PlanError> {
 /// would pass the capacity.
 pub(super) fn greedy(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
     let order = greedy_order(model)?;
-    Ok(place(model, &order, true, &mut Vec::new())?.map(|(at, _)| at))
+    match place(model, &order, true, None)? {
+        Placed::Fits(at, _) => Ok(Some(at)),
+        _ => Ok(None),
+    }
+}
+
+/// Each block's weight: the sizes of the blocks it conflicts with. Without
+/// lists (interval blocks) the sum is over the blocks starting before its
+/// end, less those ending by its start, less itself: two prefix sums.
+///
+/// Time `O(n + E)` with lists, `O(n log n)` without; space `O(n)`.
+fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
+    let blocks = &model.blocks;
+    let n = blocks.len();
+    if let Some(lists) = &model.neighbours {
+        return fallible::collect(
+            n,
+            lists
+                .iter()
+                .map(|list| list.iter().map(|nb| blocks[nb.other].size).sum()),
+        );
+    }
+    let with = (0..n).filter(|&b| !blocks[b].pieces.is_empty());
+    let count = with.clone().count();
+    let mut starts: Vec<(i128, i128)> = fallible::collect(
+        count,
+        with.clone().map(|b| (model.span(b).0, blocks[b].size)),
+    )?;
+    let mut ends: Vec<(i128, i128)> =
+        fallible::collect(count, with.map(|b| (model.span(b).1, blocks[b].size)))?;
+    starts.sort_unstable();
+    ends.sort_unstable();
+    // Prefix sums of the sizes, in place: `.1` becomes the sum up to and
+    // including each entry.
+    for list in [&mut starts, &mut ends] {
+        let mut sum = 0;
+        for entry in list.iter_mut() {
+            sum += entry.1;
+            entry.1 = sum;
+        }
+    }
+    let sum_below = |list: &[(i128, i128)], time: i128, inclusive: bool| {
+        let k = list.partition_point(|e| if inclusive { e.0 <= time } else { e.0 < time });
+        if k == 0 {
+            0
+        } else {
+            list[k - 1].1
+        }
+    };
+    fallible::collect(
+        n,
+        (0..n).map(|b| {
+            if blocks[b].pieces.is_empty() {
+                return 0;
+            }
+            let (start, end) = model.span(b);
+            sum_below(&starts, end, false) - sum_below(&ends, start, true) - blocks[b].size
+        }),
+    )
 }
 
 /// The best of several orders, with and without hints, then a seeded walk
-/// of order swaps; never worse than [`greedy`].
-pub(super) fn heuristic(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
+/// of order swaps; never worse than [`greedy`]. It returns as soon as a
+/// plan meets `lower_bound`. Once `deadline` passes it keeps the best plan
+/// found so far: the greedy's plan, which it always completes, or better.
+pub(super) fn heuristic(
+    model: &Model,
+    lower_bound: usize,
+    deadline: Option<Instant>,
+) -> Result<Option<Vec<i128>>, PlanError> {
     let blocks = &model.blocks;
     let n = blocks.len();
+    let bound = lower_bound as i128;
     let span = |b: usize| {
-        let p = &blocks[b].pieces;
-        p.last().map_or(0, |l| l.end - p[0].start)
+        let (start, end) = model.span(b);
+        end - start
     };
-    let weight = |b: usize| -> i128 {
-        model.neighbours[b]
-            .iter()
-            .map(|nb| blocks[nb.other].size)
-            .sum()
-    };
-    let by = |key: &dyn Fn(usize) -> i128| order_by(model, key);
-    let orders = [
-        greedy_order(model)?,
-        by(&|b| blocks[b].size * span(b).max(1))?,
-        by(&|b| span(b))?,
-        by(&|b| weight(b) + blocks[b].size)?,
-        by(&|b| -blocks[b].pieces.first().map_or(0, |p| p.start))?,
-        by(&|b| blocks[b].pieces.first().map_or(0, |p| p.start))?,
-        by(&|b| blocks[b].align * (1 << 40) + blocks[b].size)?,
-    ];
-    let mut forbidden = Vec::new();
     let mut best: Option<(Vec<i128>, i128)> = None;
-    let (mut chosen, mut hints) = (0, true);
-    for (k, candidate) in orders.iter().enumerate() {
+    let mut order = greedy_order(model)?;
+    let mut hints = true;
+    let met = |best: &Option<(Vec<i128>, i128)>| best.as_ref().is_some_and(|b| b.1 <= bound);
+    let mut weight: Vec<i128> = Vec::new();
+    // The orders after the greedy's, built only when they are tried.
+    for k in 0..7 {
+        let candidate = match k {
+            0 => None,
+            1 => Some(order_by(model, &|b| {
+                // Saturating: a 2^63-byte block over 2^64 nodes passes i128.
+                blocks[b].size.saturating_mul(span(b).max(1))
+            })?),
+            2 => Some(order_by(model, &span)?),
+            3 => {
+                weight = weights(model)?;
+                Some(order_by(model, &|b| weight[b] + blocks[b].size)?)
+            }
+            4 => Some(order_by(model, &|b| -model.span(b).0)?),
+            5 => Some(order_by(model, &|b| model.span(b).0)?),
+            _ => Some(order_by(model, &|b| {
+                blocks[b].align * (1 << 40) + blocks[b].size
+            })?),
+        };
+        let candidate_ref = candidate.as_deref().unwrap_or(&order);
+        let mut stopped = false;
+        let mut improved = None;
         for with_hints in [true, false] {
-            if let Some((at, arena)) = place(model, candidate, with_hints, &mut forbidden)? {
-                if best.as_ref().map_or(true, |b| arena < b.1) {
-                    best = Some((at, arena));
-                    (chosen, hints) = (k, with_hints);
+            // The first order, with hints, is the greedy's, always placed.
+            let until = if k == 0 && with_hints { None } else { deadline };
+            match place(model, candidate_ref, with_hints, until)? {
+                Placed::Fits(at, arena) => {
+                    if best.as_ref().map_or(true, |b| arena < b.1) {
+                        best = Some((at, arena));
+                        improved = Some(with_hints);
+                    }
+                }
+                Placed::Over => {}
+                Placed::Stopped => {
+                    stopped = true;
+                    break;
                 }
             }
+            if met(&best) {
+                break;
+            }
+        }
+        if let Some(with_hints) = improved {
+            hints = with_hints;
+            if let Some(c) = candidate {
+                order = c;
+            }
+        }
+        if stopped || met(&best) {
+            return Ok(best.map(|(at, _)| at));
         }
     }
-    let mut orders = orders;
-    let mut order = core::mem::take(&mut orders[chosen]);
+    drop(weight);
     // A walk of swaps from the best order (the greedy's if none fits),
     // keeping any order that fits and is no worse.
     let steps = if n < 2 {
@@ -178,12 +377,16 @@ pub(super) fn heuristic(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
     };
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     for _ in 0..steps {
+        if met(&best) || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
         let (i, j) = (rng.below(n), rng.below(n));
         order.swap(i, j);
-        match place(model, &order, hints, &mut forbidden)? {
-            Some((at, arena)) if best.as_ref().map_or(true, |b| arena <= b.1) => {
+        match place(model, &order, hints, deadline)? {
+            Placed::Fits(at, arena) if best.as_ref().map_or(true, |b| arena <= b.1) => {
                 best = Some((at, arena));
             }
+            Placed::Stopped => break,
             _ => order.swap(i, j),
         }
     }

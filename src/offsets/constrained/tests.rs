@@ -1,0 +1,106 @@
+//! The planners without conflict lists against the same planners with
+//! them: interval problems small enough to check are planned both ways.
+//! The lists are checked against brute force in `tests/constraints.rs`;
+//! here every plan is also checked pairwise, from the tensors alone.
+
+use super::normalise::Model;
+use super::{bound, place, search, PlanProblem};
+use crate::input::TensorLifetime;
+use crate::offsets::SearchBudget;
+use crate::rng::XorShift;
+
+/// Whether `offsets` keeps aligned, fixed and live-together tensors apart
+/// and within the capacity (interval problems: no gaps, no reuse).
+fn sound(problem: &PlanProblem<'_>, offsets: &[i128]) -> bool {
+    let t = problem.tensors;
+    let within = |i: usize| {
+        let o = offsets[i];
+        let align = problem.alignments.get(i).copied().unwrap_or(1) as i128;
+        let fixed = problem.fixed_offsets.get(i).copied().flatten();
+        let end = o + t[i].size as i128;
+        o >= 0
+            && o % align == 0
+            && fixed.map_or(true, |f| f as i128 == o)
+            && problem.capacity.map_or(true, |c| end <= c as i128)
+    };
+    let apart = |i: usize, j: usize| {
+        let live = t[i].first_use <= t[j].last_use && t[j].first_use <= t[i].last_use;
+        let (a, b) = (offsets[i], offsets[j]);
+        let empty = t[i].size == 0 || t[j].size == 0;
+        !live || empty || a + t[i].size as i128 <= b || b + t[j].size as i128 <= a
+    };
+    (0..t.len()).all(within) && (0..t.len()).all(|i| (i + 1..t.len()).all(|j| apart(i, j)))
+}
+
+#[test]
+fn planning_without_lists_is_planning_with_them() {
+    let mut rng = XorShift(0x5EED_1234_ABCD_0001);
+    let mut scanned = 0;
+    for case in 0..300 {
+        let n = 1 + rng.below(9);
+        let tensors: Vec<TensorLifetime> = (0..n)
+            .map(|_| {
+                let first = rng.below(6);
+                let size = if rng.below(8) == 0 {
+                    0
+                } else {
+                    1 + rng.below(9)
+                };
+                TensorLifetime::new(size, first, first + rng.below(4))
+            })
+            .collect();
+        let alignments: Vec<usize> = (0..n).map(|_| [1, 1, 2, 4][rng.below(4)]).collect();
+        let fixed: Vec<Option<usize>> = (0..n)
+            .map(|_| (rng.below(5) == 0).then(|| 4 * rng.below(3)))
+            .collect();
+        let hints: Vec<Option<usize>> = (0..n)
+            .map(|_| (rng.below(3) == 0).then(|| rng.below(12)))
+            .collect();
+        let total: usize = tensors.iter().map(|t| t.size).sum();
+        let capacity = (rng.below(2) == 0).then(|| total / 2 + rng.below(total + 1));
+        let problem = PlanProblem {
+            alignments: &alignments,
+            fixed_offsets: &fixed,
+            hints: &hints,
+            capacity,
+            ..PlanProblem::new(&tensors)
+        };
+        let Ok(listed) = Model::new(&problem, 1) else {
+            continue;
+        };
+        if listed.fixed_past_capacity() {
+            // Refused before any planner runs.
+            continue;
+        }
+        let mut unlisted = Model::new(&problem, 1).unwrap();
+        unlisted.neighbours = None;
+        let tag = format!("case {case}: {problem:?}");
+        let lower = bound::lower_bound(&listed).unwrap();
+        assert_eq!(lower, bound::lower_bound(&unlisted).unwrap(), "{tag}");
+        let greedy = place::greedy(&listed).unwrap();
+        assert_eq!(greedy, place::greedy(&unlisted).unwrap(), "{tag}");
+        let heuristic = place::heuristic(&listed, lower, None).unwrap();
+        assert_eq!(
+            heuristic,
+            place::heuristic(&unlisted, lower, None).unwrap(),
+            "{tag}"
+        );
+        for plan in [&greedy, &heuristic].into_iter().flatten() {
+            assert!(sound(&problem, plan), "{tag}: {plan:?}");
+        }
+        let budget = SearchBudget {
+            time: None,
+            nodes: None,
+        };
+        let a = search::improve(&listed, heuristic.clone(), lower, &budget, None).unwrap();
+        let b = search::improve(&unlisted, heuristic, lower, &budget, None).unwrap();
+        assert!(a.exhausted && b.exhausted, "{tag}");
+        assert_eq!(a.lower_bound, b.lower_bound, "{tag}");
+        assert_eq!(a.offsets.is_some(), b.offsets.is_some(), "{tag}");
+        if let Some(plan) = &b.offsets {
+            assert!(sound(&problem, plan), "{tag}: {plan:?}");
+            scanned += 1;
+        }
+    }
+    assert!(scanned > 100, "{scanned}");
+}

@@ -1,0 +1,219 @@
+//! Work and memory of the constrained planner, measured by counting, not
+//! by the clock: what one search node costs must not grow with byte
+//! magnitudes.
+
+// Options are set field by field, so that `PlanOptions` may become
+// #[non_exhaustive].
+#![allow(clippy::field_reassign_with_default)]
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use aether_planner::{
+    try_plan_problem, LifetimeGap, PlanOptions, PlanProblem, SearchBudget, Strategy, TensorLifetime,
+};
+
+/// The system allocator, counting the bytes live and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Bytes allocated in all, freed or not.
+static TOTAL: AtomicUsize = AtomicUsize::new(0);
+/// One measurement at a time: the test harness runs tests in threads.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+// SAFETY: every call is forwarded to `System` unchanged; the counters only
+// observe.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+            TOTAL.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        System.dealloc(p, layout);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Bytes allocated at the peak of `f` above what was live before it.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let out = f();
+    (out, PEAK.load(Ordering::Relaxed) - before)
+}
+
+/// Seven tensors with windows of one byte, one fixed tensor, and a
+/// capacity just above a tensor of `big` bytes: propagating the search's
+/// orders raised blocks a byte at a time up to the capacity.
+fn byte_stepping(big: usize) -> (Vec<TensorLifetime>, Vec<LifetimeGap>, Vec<Option<usize>>) {
+    let window = |tensor, first, last, lo: usize| LifetimeGap {
+        tensor,
+        first,
+        last,
+        window: Some((lo, lo + 1)),
+    };
+    let tensors = vec![
+        TensorLifetime::new(big, 2, 4),
+        TensorLifetime::new(3, 1, 3),
+        TensorLifetime::new(4, 1, 3),
+        TensorLifetime::new(10, 0, 2),
+        TensorLifetime::new(2, 1, 5),
+        TensorLifetime::new(8, 3, 6),
+        TensorLifetime::new(6, 1, 2),
+    ];
+    let gaps = vec![
+        window(1, 1, 1, 0),
+        window(1, 3, 3, 2),
+        window(2, 1, 2, 2),
+        window(3, 0, 2, 0),
+        window(4, 1, 4, 0),
+        window(5, 3, 6, 4),
+        window(6, 1, 2, 2),
+    ];
+    let fixed = vec![None, Some(0), None, None, None, None, None];
+    (tensors, gaps, fixed)
+}
+
+#[test]
+fn a_search_node_costs_the_same_memory_whatever_the_byte_magnitudes() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut options = PlanOptions::default();
+    options.strategy = Strategy::Search;
+    options.budget = SearchBudget {
+        time: None,
+        nodes: Some(10_000),
+    };
+    // One alignment for all, and a mixed one, where a cycle's gain per lap
+    // depends on the offsets.
+    for alignments in [vec![], vec![1, 1, 2, 1, 1, 1, 1]] {
+        let mut peaks = Vec::new();
+        for k in [8, 20] {
+            let big = 1usize << k;
+            let (tensors, gaps, fixed) = byte_stepping(big);
+            let problem = PlanProblem {
+                alignments: &alignments,
+                gaps: &gaps,
+                fixed_offsets: &fixed,
+                capacity: Some(big + 10),
+                ..PlanProblem::new(&tensors)
+            };
+            let (report, peak) = peak_of(|| try_plan_problem(&problem, &options));
+            let report = report.unwrap();
+            println!(
+                "alignments {alignments:?}, 2^{k} bytes: peak {peak} bytes, {} nodes",
+                report.search_nodes
+            );
+            peaks.push(peak);
+        }
+        // Raising blocks a byte at a time kept one trail entry per raise:
+        // a peak that grows with 2^k. Bounded per-node work keeps it flat
+        // (a little slack for the plan's own vectors).
+        assert!(peaks[1] <= peaks[0] + 1024, "{alignments:?}: {peaks:?}");
+    }
+}
+
+/// `n` buffers all live together, sizes varied, one of them aligned.
+fn all_live(n: usize) -> (Vec<TensorLifetime>, Vec<usize>) {
+    let tensors = (0..n)
+        .map(|i| TensorLifetime::new(64 + (i * 37) % 1000, 0, 1 + i % 3))
+        .collect();
+    let mut alignments = vec![1; n];
+    alignments[0] = 2;
+    (tensors, alignments)
+}
+
+#[test]
+fn one_alignment_over_buffers_all_live_stores_nothing_per_pair() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // 3,000 buffers: 4.5 million conflicting pairs, past what is listed.
+    let n = 3000;
+    let (tensors, alignments) = all_live(n);
+    let problem = PlanProblem {
+        alignments: &alignments,
+        ..PlanProblem::new(&tensors)
+    };
+    for strategy in [Strategy::Greedy, Strategy::Heuristic, Strategy::Search] {
+        let mut options = PlanOptions::default();
+        options.strategy = strategy;
+        options.budget = SearchBudget {
+            time: None,
+            nodes: Some(2),
+        };
+        let (report, peak) = peak_of(|| try_plan_problem(&problem, &options));
+        let report = report.unwrap();
+        // Checked here, from the tensors: all live together, so no two
+        // ranges may meet; the aligned one is aligned.
+        let mut ranges: Vec<(usize, usize)> = (0..n)
+            .map(|i| {
+                (
+                    report.plan.offsets[i],
+                    report.plan.offsets[i] + tensors[i].size,
+                )
+            })
+            .collect();
+        assert_eq!(report.plan.offsets[0] % 2, 0);
+        ranges.sort_unstable();
+        assert!(ranges.windows(2).all(|w| w[0].1 <= w[1].0), "{strategy:?}");
+        println!("{strategy:?}: peak {peak} bytes for {n} buffers");
+        // A conflict list would take at least 16 bytes per pair and side.
+        assert!(peak < 1000 * n, "{strategy:?}: peak {peak} bytes");
+    }
+}
+
+#[test]
+fn one_fixed_offset_in_a_chain_allocates_linearly() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Buffer i lives at nodes i and i + 1; one in the middle is fixed. The
+    // lower bound's lowest offset among the fixed blocks, taken for every
+    // free block, once built an offset per block for each of them.
+    let mut per_buffer = Vec::new();
+    for n in [1000, 4000] {
+        let tensors: Vec<TensorLifetime> = (0..n)
+            .map(|i| TensorLifetime::new(64 + (i * 37) % 1000, i, i + 1))
+            .collect();
+        let mut fixed = vec![None; n];
+        fixed[n / 2] = Some(4096);
+        let problem = PlanProblem {
+            fixed_offsets: &fixed,
+            ..PlanProblem::new(&tensors)
+        };
+        for strategy in [Strategy::Greedy, Strategy::Heuristic, Strategy::Search] {
+            let mut options = PlanOptions::default();
+            options.strategy = strategy;
+            let before = TOTAL.load(Ordering::Relaxed);
+            let report = try_plan_problem(&problem, &options).unwrap();
+            let bytes = TOTAL.load(Ordering::Relaxed) - before;
+            // Checked here: neighbours in the chain keep apart, the fixed
+            // one stays.
+            let o = &report.plan.offsets;
+            assert_eq!(o[n / 2], 4096);
+            for i in 1..n {
+                let (a, b) = (o[i - 1], o[i]);
+                assert!(a + tensors[i - 1].size <= b || b + tensors[i].size <= a);
+            }
+            println!("{n} buffers, {strategy:?}: {bytes} bytes allocated");
+            per_buffer.push((n, strategy, bytes / n));
+        }
+    }
+    // Bytes allocated per buffer stay flat as the chain grows fourfold.
+    let (small, large) = per_buffer.split_at(3);
+    for (s, l) in small.iter().zip(large) {
+        assert!(l.2 <= 2 * s.2, "{per_buffer:?}");
+    }
+}
