@@ -77,11 +77,16 @@ stage_lint() {
   cargo fmt --all --check
   echo "== cargo clippy"
   cargo clippy --workspace --all-targets -- -D warnings
+  echo "== the fuzz crate (outside the workspace): fmt and clippy"
+  (cd fuzz && cargo fmt --check)
+  cargo clippy --manifest-path fuzz/Cargo.toml --lib --tests -- -D warnings
 }
 
 stage_test() {
   echo "== cargo test (Rust, the C harness, header freshness)"
   cargo test --workspace
+  echo "== the fuzz crate's own tests: the constrained plan checker, its brute force, the seed corpus"
+  cargo test --manifest-path fuzz/Cargo.toml --lib
 }
 
 stage_large() {
