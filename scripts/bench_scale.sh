@@ -4,15 +4,27 @@
 # 0.1.0 (built from its commit, 15521b1, into a temporary folder, never kept
 # in the tree), measured side by side in one run. Writes docs/scale.md.
 # AETHER_SCALE_SEARCH_MS sets the search's time budget (default 10000).
+#
+# `scripts/bench_scale.sh sweep` runs the scaling sweep of issue 21 instead:
+# every strategy on the six shape families of workloads::Family, n doubling
+# from 16k to 1M (the greedy to 4M), this tree and 0.1.0 side by side, each run
+# capped (60 s, 6 GiB); it writes docs/scale_sweep.md and keeps the raw rows in
+# target/scale_sweep.rows. Its settings are the AETHER_SWEEP_* variables of
+# benches/src/bin/bench_sweep.rs (AETHER_SWEEP_MAX_N=65536 for a quick check;
+# AETHER_SWEEP_OLD=0 leaves 0.1.0 out). It prints how long it took; see
+# docs/scale.md for the expected duration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+mode=${1:-scale}
+case "$mode" in scale | sweep) ;; *) echo "usage: $0 [sweep]" >&2; exit 2 ;; esac
+started=$(date +%s)
 search_ms=${AETHER_SCALE_SEARCH_MS:-10000}
 work=$(mktemp -d /tmp/aether-scale.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 echo "== building this tree"
-cargo build --release -q -p aether-bench --bin bench-scale
+cargo build --release -q -p aether-bench --bin bench-scale --bin bench-sweep
 new="$root/target/release/bench-scale"
 
 echo "== building 0.1.0 (15521b1) in $work/old"
@@ -40,6 +52,14 @@ fn main() {
 RS
 (cd "$work/old/driver" && CARGO_TARGET_DIR="$work/old/target" cargo build --release -q)
 old="$work/old/target/release/old-driver"
+
+if [ "$mode" = sweep ]; then
+  [ "${AETHER_SWEEP_OLD:-1}" = 0 ] && old=-
+  echo "== the sweep (progress on stderr; rows in target/scale_sweep.rows)"
+  "$root/target/release/bench-sweep" run "$new" "$old" "$work" target/scale_sweep.rows docs/scale_sweep.md
+  echo "== the sweep took $((($(date +%s) - started) / 60)) min $((($(date +%s) - started) % 60)) s"
+  exit 0
+fi
 
 "$new" write-heavy 100000 7 "$work/heavy_100k.csv"
 
@@ -145,5 +165,13 @@ out=docs/scale.md
   echo "paths (the walk stops at the first that already covers it) and of its canonical nodes, so the"
   echo "unions are \`O(n log n)\` ranges at worst; unions no later placement reads are dropped. The table's"
   echo "figures are the whole process, input and CSV reading included."
+  echo
+  echo "## The scaling sweep"
+  echo
+  echo "Every strategy on six shape families (chain, sliding window, random short, nested scopes,"
+  echo "heavy-tailed, a training step), n doubling from 16k to 1M (the greedy to 4M), side by side with"
+  echo "0.1.0, with the fitted growth exponents and the targets of issue 21: [scale_sweep.md](scale_sweep.md),"
+  echo "written by \`scripts/bench_scale.sh sweep\` (it states its settings, the load and how long it took)."
 } >"$out"
 echo "== wrote $out"
+echo "== took $((($(date +%s) - started) / 60)) min $((($(date +%s) - started) % 60)) s"
