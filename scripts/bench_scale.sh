@@ -27,11 +27,12 @@ echo "== building this tree"
 cargo build --release -q -p aether-bench --bin bench-scale --bin bench-sweep
 new="$root/target/release/bench-scale"
 
-echo "== building 0.1.0 (15521b1) in $work/old"
-mkdir -p "$work/old"
-git archive 15521b1 | tar -x -C "$work/old"
-mkdir -p "$work/old/driver/src"
-cat >"$work/old/driver/Cargo.toml" <<TOML
+build_old() {
+  echo "== building 0.1.0 (15521b1) in $work/old"
+  mkdir -p "$work/old"
+  git archive 15521b1 | tar -x -C "$work/old"
+  mkdir -p "$work/old/driver/src"
+  cat >"$work/old/driver/Cargo.toml" <<TOML
 [package]
 name = "old-driver"
 version = "0.0.0"
@@ -42,7 +43,7 @@ aether-planner = { path = ".." }
 [profile.release]
 panic = "unwind"
 TOML
-cat >"$work/old/driver/src/main.rs" <<RS
+  cat >"$work/old/driver/src/main.rs" <<RS
 #[path = "$root/benches/src/scale_driver.rs"]
 mod driver;
 fn main() {
@@ -50,11 +51,13 @@ fn main() {
     driver::run(&args);
 }
 RS
-(cd "$work/old/driver" && CARGO_TARGET_DIR="$work/old/target" cargo build --release -q)
-old="$work/old/target/release/old-driver"
+  (cd "$work/old/driver" && CARGO_TARGET_DIR="$work/old/target" cargo build --release -q)
+  old="$work/old/target/release/old-driver"
+}
+old=-
+if [ "$mode" = scale ] || [ "${AETHER_SWEEP_OLD:-1}" != 0 ]; then build_old; fi
 
 if [ "$mode" = sweep ]; then
-  [ "${AETHER_SWEEP_OLD:-1}" = 0 ] && old=-
   echo "== the sweep (progress on stderr; rows in target/scale_sweep.rows)"
   "$root/target/release/bench-sweep" run "$new" "$old" "$work" target/scale_sweep.rows docs/scale_sweep.md
   echo "== the sweep took $((($(date +%s) - started) / 60)) min $((($(date +%s) - started) % 60)) s"
