@@ -8,11 +8,12 @@
 # `scripts/bench_scale.sh sweep` runs the scaling sweep of issue 21 instead:
 # every strategy on the six shape families of workloads::Family, n doubling
 # from 16k to 1M (the greedy to 4M), this tree and 0.1.0 side by side, each run
-# capped (40 s, 6 GiB); it writes docs/scale_sweep.md and keeps the raw rows in
+# capped (30 s, 6 GiB); it writes docs/scale_sweep.md and keeps the raw rows in
 # target/scale_sweep.rows. Its settings are the AETHER_SWEEP_* variables of
 # benches/src/bin/bench_sweep.rs (AETHER_SWEEP_MAX_N=65536 for a quick check;
-# AETHER_SWEEP_OLD=0 leaves 0.1.0 out). It prints how long it took; see
-# docs/scale.md for the expected duration.
+# AETHER_SWEEP_OLD=0 leaves 0.1.0 out). It prints how long the last sweep
+# took before it starts and how long this one took at the end; the report
+# says it too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -58,6 +59,11 @@ old=-
 if [ "$mode" = scale ] || [ "${AETHER_SWEEP_OLD:-1}" != 0 ]; then build_old; fi
 
 if [ "$mode" = sweep ]; then
+  last=$(sed -n 's/^# seconds=//p' target/scale_sweep.rows 2>/dev/null || true)
+  if [ -n "$last" ]; then
+    prev() { sed -n "s/^# $1=//p" target/scale_sweep.rows; }
+    echo "== the last sweep here took $((last / 60)) min (n to $(prev max_n), cap $(prev cap_s) s; target/scale_sweep.rows)"
+  fi
   echo "== the sweep (progress on stderr; rows in target/scale_sweep.rows)"
   "$root/target/release/bench-sweep" run "$new" "$old" "$work" target/scale_sweep.rows docs/scale_sweep.md
   echo "== the sweep took $((($(date +%s) - started) / 60)) min $((($(date +%s) - started) % 60)) s"

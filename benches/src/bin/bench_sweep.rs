@@ -10,16 +10,17 @@
 //! `bench-sweep report ROWS OUT` writes the report again from a rows file.
 //! Settings come from the environment (defaults in brackets):
 //! `AETHER_SWEEP_MIN_N` [16384], `AETHER_SWEEP_MAX_N` [1048576],
-//! `AETHER_SWEEP_GREEDY_MAX_N` [4 × max], `AETHER_SWEEP_CAP_S` [40],
+//! `AETHER_SWEEP_GREEDY_MAX_N` [4 × max], `AETHER_SWEEP_CAP_S` [30],
 //! `AETHER_SWEEP_SEARCH_MS` [2000], `AETHER_SWEEP_MEM_MIB` [6144],
 //! `AETHER_SWEEP_SEED` [21], `AETHER_SWEEP_FAMILIES` [all, comma-separated].
 //!
 //! A series (one family, strategy and build) stops at the first size that
 //! exceeds a cap: the larger sizes are not run, since a planner that takes
-//! more than the cap at `n` takes more at `2n`. The default cap of 40 s
+//! more than the cap at `n` takes more at `2n`. The default cap of 30 s
 //! keeps the whole sweep near half an hour on 2 cores while 0.1.0's
-//! quadratic planners time out on every family; a quadratic series past
-//! 40 s at `n` would take past 160 s at `2n`, so a longer cap would show
+//! quadratic planners time out on every family (about 3 timeouts a family;
+//! the rest of 0.1.0's series adds about as much); a quadratic series past
+//! 30 s at `n` would take past 120 s at `2n`, so a longer cap would show
 //! little more.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -75,7 +76,7 @@ impl Settings {
             min_n: env_or("AETHER_SWEEP_MIN_N", 1 << 14) as usize,
             max_n,
             greedy_max_n: env_or("AETHER_SWEEP_GREEDY_MAX_N", 4 * max_n as u64) as usize,
-            cap_s: env_or("AETHER_SWEEP_CAP_S", 40),
+            cap_s: env_or("AETHER_SWEEP_CAP_S", 30),
             search_ms: env_or("AETHER_SWEEP_SEARCH_MS", 2000),
             mem_mib: env_or("AETHER_SWEEP_MEM_MIB", 6144),
             seed: env_or("AETHER_SWEEP_SEED", 21),
@@ -490,7 +491,7 @@ fn report(rows_path: &Path, out: &Path) {
     let w = &mut md;
     writeln!(
         w,
-        "# The scaling sweep: six shape families, 16k to 1M buffers\n"
+        "# The scaling sweep: every strategy on six shape families\n"
     )
     .unwrap();
     writeln!(
