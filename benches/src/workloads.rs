@@ -51,6 +51,9 @@ pub fn minimalloc(path: &Path) -> Vec<TensorLifetime> {
 ///
 /// # Errors
 /// The file's creation or writing error.
+///
+/// # Complexity
+/// `O(n)` time, a buffer's worth of space.
 pub fn write_minimalloc(path: &Path, tensors: &[TensorLifetime]) -> std::io::Result<()> {
     use std::io::Write;
     let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
@@ -429,6 +432,7 @@ fn unit(rng: &mut Rng) -> f64 {
 /// The nested family (see [`Family::Nested`]): scopes taken breadth-first
 /// from a queue, each inner scope split at a uniform point into two
 /// children; a scope of at most two nodes goes back to the queue whole.
+/// `O(n)` time and space: the queue holds at most `n + 1` scopes.
 fn nested_scopes(n: usize, rng: &mut Rng) -> Vec<TensorLifetime> {
     let mut out = Vec::with_capacity(n);
     if n == 0 {
