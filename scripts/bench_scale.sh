@@ -121,7 +121,7 @@ out=docs/scale.md
   echo "Each run is a process of its own: this tree, then 0.1.0 (commit 15521b1) right after it, on the"
   echo "same input. The greedy runs five times each, alternating, and the run of median time is shown; the"
   echo "heuristic and the search run once. *Seconds* is the library call only; *MiB* is the process's peak"
-  echo "resident memory, input included. The search runs with a ${search_ms} ms time budget. \`heavy_100k\` is"
+  echo "resident memory during the call, the table included. The search runs with a ${search_ms} ms time budget. \`heavy_100k\` is"
   echo "\`workloads::heavy_tailed_tensors(100000, 7)\`: 5 % of tensors live up to n/4 nodes, six sizes."
   echo
   echo "| problem | buffers | conflict pairs | peak | strategy | arena | 0.1.0 arena | s | 0.1.0 s | speed-up | MiB | 0.1.0 MiB |"
@@ -173,7 +173,8 @@ out=docs/scale.md
   echo "endpoint ranks) and coalesced unions of byte ranges. A placed range enters the unions of its end"
   echo "paths (the walk stops at the first that already covers it) and of its canonical nodes, so the"
   echo "unions are \`O(n log n)\` ranges at worst; unions no later placement reads are dropped. The table's"
-  echo "figures are the whole process, input and CSV reading included."
+  echo "figures are the whole process during the call, the table included (its CSV text is read line by"
+  echo "line and the peak restarted before the call)."
   echo
   echo "## The scaling sweep"
   echo
