@@ -4,22 +4,36 @@
 # 0.1.0 (built from its commit, 15521b1, into a temporary folder, never kept
 # in the tree), measured side by side in one run. Writes docs/scale.md.
 # AETHER_SCALE_SEARCH_MS sets the search's time budget (default 10000).
+#
+# `scripts/bench_scale.sh sweep` runs the scaling sweep of issue 21 instead:
+# every strategy on the six shape families of workloads::Family, n doubling
+# from 16k to 1M (the greedy to 4M), this tree and 0.1.0 side by side, each run
+# capped (30 s, 6 GiB); it writes docs/scale_sweep.md and keeps the raw rows in
+# target/scale_sweep.rows. Its settings are the AETHER_SWEEP_* variables of
+# benches/src/bin/bench_sweep.rs (AETHER_SWEEP_MAX_N=65536 for a quick check;
+# AETHER_SWEEP_OLD=0 leaves 0.1.0 out). It prints how long the last sweep
+# took before it starts and how long this one took at the end; the report
+# says it too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+mode=${1:-scale}
+case "$mode" in scale | sweep) ;; *) echo "usage: $0 [sweep]" >&2; exit 2 ;; esac
+started=$(date +%s)
 search_ms=${AETHER_SCALE_SEARCH_MS:-10000}
 work=$(mktemp -d /tmp/aether-scale.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 echo "== building this tree"
-cargo build --release -q -p aether-bench --bin bench-scale
+cargo build --release -q -p aether-bench --bin bench-scale --bin bench-sweep
 new="$root/target/release/bench-scale"
 
-echo "== building 0.1.0 (15521b1) in $work/old"
-mkdir -p "$work/old"
-git archive 15521b1 | tar -x -C "$work/old"
-mkdir -p "$work/old/driver/src"
-cat >"$work/old/driver/Cargo.toml" <<TOML
+build_old() {
+  echo "== building 0.1.0 (15521b1) in $work/old"
+  mkdir -p "$work/old"
+  git archive 15521b1 | tar -x -C "$work/old"
+  mkdir -p "$work/old/driver/src"
+  cat >"$work/old/driver/Cargo.toml" <<TOML
 [package]
 name = "old-driver"
 version = "0.0.0"
@@ -30,7 +44,7 @@ aether-planner = { path = ".." }
 [profile.release]
 panic = "unwind"
 TOML
-cat >"$work/old/driver/src/main.rs" <<RS
+  cat >"$work/old/driver/src/main.rs" <<RS
 #[path = "$root/benches/src/scale_driver.rs"]
 mod driver;
 fn main() {
@@ -38,8 +52,23 @@ fn main() {
     driver::run(&args);
 }
 RS
-(cd "$work/old/driver" && CARGO_TARGET_DIR="$work/old/target" cargo build --release -q)
-old="$work/old/target/release/old-driver"
+  (cd "$work/old/driver" && CARGO_TARGET_DIR="$work/old/target" cargo build --release -q)
+  old="$work/old/target/release/old-driver"
+}
+old=-
+if [ "$mode" = scale ] || [ "${AETHER_SWEEP_OLD:-1}" != 0 ]; then build_old; fi
+
+if [ "$mode" = sweep ]; then
+  last=$(sed -n 's/^# seconds=//p' target/scale_sweep.rows 2>/dev/null || true)
+  if [ -n "$last" ]; then
+    prev() { sed -n "s/^# $1=//p" target/scale_sweep.rows; }
+    echo "== the last sweep here took $((last / 60)) min (n to $(prev max_n), cap $(prev cap_s) s; target/scale_sweep.rows)"
+  fi
+  echo "== the sweep (progress on stderr; rows in target/scale_sweep.rows)"
+  "$root/target/release/bench-sweep" run "$new" "$old" "$work" target/scale_sweep.rows docs/scale_sweep.md
+  echo "== the sweep took $((($(date +%s) - started) / 60)) min $((($(date +%s) - started) % 60)) s"
+  exit 0
+fi
 
 "$new" write-heavy 100000 7 "$work/heavy_100k.csv"
 
@@ -92,7 +121,7 @@ out=docs/scale.md
   echo "Each run is a process of its own: this tree, then 0.1.0 (commit 15521b1) right after it, on the"
   echo "same input. The greedy runs five times each, alternating, and the run of median time is shown; the"
   echo "heuristic and the search run once. *Seconds* is the library call only; *MiB* is the process's peak"
-  echo "resident memory, input included. The search runs with a ${search_ms} ms time budget. \`heavy_100k\` is"
+  echo "resident memory during the call, the table included. The search runs with a ${search_ms} ms time budget. \`heavy_100k\` is"
   echo "\`workloads::heavy_tailed_tensors(100000, 7)\`: 5 % of tensors live up to n/4 nodes, six sizes."
   echo
   echo "| problem | buffers | conflict pairs | peak | strategy | arena | 0.1.0 arena | s | 0.1.0 s | speed-up | MiB | 0.1.0 MiB |"
@@ -144,6 +173,15 @@ out=docs/scale.md
   echo "endpoint ranks) and coalesced unions of byte ranges. A placed range enters the unions of its end"
   echo "paths (the walk stops at the first that already covers it) and of its canonical nodes, so the"
   echo "unions are \`O(n log n)\` ranges at worst; unions no later placement reads are dropped. The table's"
-  echo "figures are the whole process, input and CSV reading included."
+  echo "figures are the whole process during the call, the table included (its CSV text is read line by"
+  echo "line and the peak restarted before the call)."
+  echo
+  echo "## The scaling sweep"
+  echo
+  echo "Every strategy on six shape families (chain, sliding window, random short, nested scopes,"
+  echo "heavy-tailed, a training step), n doubling from 16k to 1M (the greedy to 4M), side by side with"
+  echo "0.1.0, with the fitted growth exponents and the targets of issue 21: [scale_sweep.md](scale_sweep.md),"
+  echo "written by \`scripts/bench_scale.sh sweep\` (it states its settings, the load and how long it took)."
 } >"$out"
 echo "== wrote $out"
+echo "== took $((($(date +%s) - started) / 60)) min $((($(date +%s) - started) % 60)) s"

@@ -6,31 +6,36 @@
 //!
 //! Output, one line of `key=value` fields: buffers, pairs (lifetime
 //! conflicts), peak, arena, lower, proven, seconds (the library call only),
-//! rss_kib (the process's peak resident memory, input included).
+//! rss_kib (the process's peak resident memory during the call, the table
+//! and the program included), input_kib (the resident memory just before
+//! the call: the table and the program).
 
+use std::io::BufRead;
 use std::time::{Duration, Instant};
 
 use aether_planner::{
     try_peak_live_bytes, try_plan_offsets_with, PlanOptions, SearchBudget, Strategy, TensorLifetime,
 };
 
-/// Reads a MiniMalloc CSV as inclusive lifetimes.
+/// Reads a MiniMalloc CSV as inclusive lifetimes, line by line, so that the
+/// text is never held whole (the process's peak memory is the planner's and
+/// the table's, not the file's).
 pub fn read_csv(path: &str) -> Vec<TensorLifetime> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    text.lines()
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    std::io::BufReader::new(file)
+        .lines()
         .skip(1)
+        .map(|line| line.unwrap_or_else(|e| panic!("reading {path}: {e}")))
         .filter(|line| !line.trim().is_empty())
         .map(|line| {
-            let fields: Vec<usize> = line
-                .split(',')
-                .skip(1)
-                .map(|f| {
-                    f.trim()
-                        .parse()
-                        .unwrap_or_else(|e| panic!("{path}: {f:?}: {e}"))
-                })
-                .collect();
-            TensorLifetime::new(fields[2], fields[0], fields[1] - 1)
+            let mut fields = line.split(',').skip(1).map(|f| {
+                f.trim()
+                    .parse::<usize>()
+                    .unwrap_or_else(|e| panic!("{path}: {f:?}: {e}"))
+            });
+            let mut next = || fields.next().unwrap_or_else(|| panic!("{path}: short row"));
+            let (lower, upper, size) = (next(), next(), next());
+            TensorLifetime::new(size, lower, upper - 1)
         })
         .collect()
 }
@@ -61,13 +66,15 @@ pub fn conflict_pairs(tensors: &[TensorLifetime]) -> u64 {
     pairs
 }
 
-/// The process's peak resident memory in KiB (`VmHWM`), 0 where unknown.
-fn peak_rss_kib() -> u64 {
+/// A memory figure of this process in KiB from `/proc/self/status`
+/// (`VmHWM:` the peak resident memory, `VmRSS:` the current), 0 where
+/// unknown.
+fn resident_kib(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {
             status.lines().find_map(|line| {
-                line.strip_prefix("VmHWM:")
+                line.strip_prefix(key)
                     .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             })
         })
@@ -75,6 +82,9 @@ fn peak_rss_kib() -> u64 {
 }
 
 /// `run FILE greedy|heuristic|search [BUDGET_MS]`: one measurement.
+// The options are set field by field, not by a struct literal, so that this
+// keeps building if `PlanOptions` becomes `#[non_exhaustive]`.
+#[allow(clippy::field_reassign_with_default)]
 pub fn run(args: &[String]) {
     let (path, strategy) = (&args[0], args[1].as_str());
     let tensors = read_csv(path);
@@ -84,24 +94,27 @@ pub fn run(args: &[String]) {
         "search" => Strategy::Search,
         other => panic!("unknown strategy {other}"),
     };
-    let budget = match args.get(2) {
-        Some(ms) => SearchBudget {
-            time: Some(Duration::from_millis(ms.parse().expect("budget in ms"))),
-            nodes: None,
-        },
-        None => SearchBudget::default(),
-    };
-    let options = PlanOptions {
-        strategy,
-        budget,
-        ..PlanOptions::default()
-    };
+    let mut budget = SearchBudget::default();
+    if let Some(ms) = args.get(2) {
+        budget.time = Some(Duration::from_millis(ms.parse().expect("budget in ms")));
+    }
+    let mut options = PlanOptions::default();
+    options.strategy = strategy;
+    options.budget = budget;
     let peak = try_peak_live_bytes(&tensors).expect("valid table");
+    // Restart the peak at the current resident memory (Linux: "5" resets
+    // VmHWM), so that rss_kib is the call's peak over the table, not the
+    // reading's or the peak computation's; where it fails the peak is the
+    // whole run's, an overestimate.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let input_kib = resident_kib("VmRSS:");
     let started = Instant::now();
     let report = try_plan_offsets_with(&tensors, &options).expect("a plan");
     let seconds = started.elapsed().as_secs_f64();
+    // Read before counting the pairs, whose sweep allocates.
+    let rss_kib = resident_kib("VmHWM:");
     println!(
-        "buffers={} pairs={} peak={} arena={} lower={} proven={} seconds={:.6} rss_kib={}",
+        "buffers={} pairs={} peak={} arena={} lower={} proven={} seconds={:.6} rss_kib={} input_kib={}",
         tensors.len(),
         conflict_pairs(&tensors),
         peak,
@@ -109,6 +122,7 @@ pub fn run(args: &[String]) {
         report.lower_bound,
         report.proven_optimal,
         seconds,
-        peak_rss_kib()
+        rss_kib,
+        input_kib
     );
 }

@@ -46,6 +46,24 @@ pub fn minimalloc(path: &Path) -> Vec<TensorLifetime> {
         .collect()
 }
 
+/// Writes `tensors` as a MiniMalloc problem (`id,lower,upper,size`, `upper`
+/// exclusive), the format [`minimalloc`] reads.
+///
+/// # Errors
+/// The file's creation or writing error.
+///
+/// # Complexity
+/// `O(n)` time, a buffer's worth of space.
+pub fn write_minimalloc(path: &Path, tensors: &[TensorLifetime]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(out, "id,lower,upper,size")?;
+    for (i, t) in tensors.iter().enumerate() {
+        writeln!(out, "{i},{},{},{}", t.first_use, t.last_use + 1, t.size)?;
+    }
+    out.flush()
+}
+
 /// A network table (`size,first_use,last_use`, inclusive).
 pub fn network(path: &Path) -> Vec<TensorLifetime> {
     read_rows(path, 0)
@@ -264,4 +282,173 @@ pub fn heavy_tailed_tensors(count: usize, seed: u64) -> Vec<TensorLifetime> {
             TensorLifetime::new(size, first, last)
         })
         .collect()
+}
+
+/// The six shape families of the scaling sweep (issue 21): the shapes most
+/// inference and compiler graphs have, each generated at any size from a
+/// seed by [`Family::tensors`].
+///
+/// `n` is the number of buffers and `E` the number of conflicting pairs
+/// (buffers whose lifetimes intersect). Every family but the training step
+/// is sparse: `E` grows linearly in `n`, or as `n log n` for the nested
+/// scopes. The training step keeps every forward activation alive until its
+/// backward node, so it is inherently dense: `E = Θ(n²)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Buffer `i` lives nodes `[i, i + 1]`; sizes `64 · U{1..64}`. At most
+    /// two buffers are live at a node; `E = n - 1`.
+    Chain,
+    /// Buffer `i` lives the 11 nodes `[i, i + 10]`; sizes `64 · U{1..1024}`.
+    /// Eleven buffers are live at every inner node; `E = 10n - 55` for
+    /// `n ≥ 11`.
+    Window,
+    /// Starts uniform in `[0, n)`, lengths `U{1..100}` nodes; sizes
+    /// `16 · U{1..4096}`. About 50 buffers live at an inner node; `E` is
+    /// about `50n`.
+    RandomShort,
+    /// Laminar scopes: a breadth-first binary subdivision of a timeline of
+    /// `2n` nodes at uniform split points, one buffer spanning each scope; a
+    /// scope of at most two nodes keeps taking buffers (one per round of the
+    /// subdivision). Any two lifetimes are disjoint or nested; each round
+    /// partitions the timeline, so the live count at every node is the
+    /// number of rounds `D` (or `D + 1` on a prefix of the timeline, where
+    /// the last round stopped), `D` about `log2 n`, and `E` grows as
+    /// `n log n`. Sizes `64 · U{1..256}`.
+    Nested,
+    /// Starts uniform in `[0, n)`, lengths Pareto (`α = 1.5`, at least 1,
+    /// truncated to an integer, capped at `n`); sizes log-uniform from
+    /// `2^4` to `2^20` bytes, rounded down to a multiple of 16. The mean
+    /// length is bounded (`α > 1`), so `E` grows linearly in expectation,
+    /// with a heavy tail of long lifetimes.
+    HeavyTailed,
+    /// A training step of `L = n / 3` layers over `2L` nodes: forward node
+    /// `i` makes activation `i`, live `[i, 2L - 1 - i]` (kept for the
+    /// backward pass), and a temporary live `[i, i]`; backward node
+    /// `2L - 1 - i` makes a gradient live `[2L - 1 - i, 2L - i]`. Sizes
+    /// `64 · U{1..512}` (activations, gradients) and `64 · U{1..64}`
+    /// (temporaries). There are `3L` buffers (`n` rounded down to a multiple
+    /// of 3; `n` itself below 3). All activations are live at the turn, and
+    /// `E = (3L² + L)/2 + L - 1 ≈ n²/6`: inherently dense.
+    TrainingStep,
+}
+
+impl Family {
+    /// Every family, in the sweep's order.
+    pub const ALL: [Family; 6] = [
+        Family::Chain,
+        Family::Window,
+        Family::RandomShort,
+        Family::Nested,
+        Family::HeavyTailed,
+        Family::TrainingStep,
+    ];
+
+    /// The family's name in file names and reports (`random_short`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Chain => "chain",
+            Family::Window => "window",
+            Family::RandomShort => "random_short",
+            Family::Nested => "nested",
+            Family::HeavyTailed => "heavy_tailed",
+            Family::TrainingStep => "training_step",
+        }
+    }
+
+    /// The family named `name` (as [`Family::name`] spells it), if any.
+    pub fn from_name(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Whether `E` grows at most as `n log n` (every family but the
+    /// training step).
+    pub fn is_sparse(self) -> bool {
+        self != Family::TrainingStep
+    }
+
+    /// `n` buffers of this family (the training step: `3 ⌊n/3⌋`), fixed by
+    /// `seed`.
+    ///
+    /// # Complexity
+    /// `O(n)` time and space.
+    pub fn tensors(self, n: usize, seed: u64) -> Vec<TensorLifetime> {
+        let mut rng = Rng::new(seed);
+        match self {
+            Family::Chain => (0..n)
+                .map(|i| TensorLifetime::new(64 * (1 + rng.below(64)), i, i + 1))
+                .collect(),
+            Family::Window => (0..n)
+                .map(|i| TensorLifetime::new(64 * (1 + rng.below(1024)), i, i + 10))
+                .collect(),
+            Family::RandomShort => (0..n)
+                .map(|_| {
+                    let first = rng.below(n);
+                    let length = 1 + rng.below(100);
+                    TensorLifetime::new(16 * (1 + rng.below(4096)), first, first + length - 1)
+                })
+                .collect(),
+            Family::Nested => nested_scopes(n, &mut rng),
+            Family::HeavyTailed => (0..n)
+                .map(|_| {
+                    let first = rng.below(n);
+                    // Inverse transform of Pareto(1.5) on [1, ∞): u^(-1/α)
+                    // with u in (0, 1].
+                    let u = 1.0 - unit(&mut rng);
+                    let length = (u.powf(-1.0 / 1.5) as usize).clamp(1, n);
+                    let bytes = (4.0 + 16.0 * unit(&mut rng)).exp2() as usize;
+                    let size = (bytes / 16 * 16).max(16);
+                    TensorLifetime::new(size, first, first + length - 1)
+                })
+                .collect(),
+            Family::TrainingStep => {
+                let layers = (n / 3).max(1);
+                let turn = 2 * layers;
+                let mut out = Vec::with_capacity(3 * layers);
+                for i in 0..layers {
+                    out.push(TensorLifetime::new(
+                        64 * (1 + rng.below(512)),
+                        i,
+                        turn - 1 - i,
+                    ));
+                    out.push(TensorLifetime::new(64 * (1 + rng.below(64)), i, i));
+                    out.push(TensorLifetime::new(
+                        64 * (1 + rng.below(512)),
+                        turn - 1 - i,
+                        turn - i,
+                    ));
+                }
+                out.truncate(n);
+                out
+            }
+        }
+    }
+}
+
+/// Uniform in `[0, 1)`, from the top 53 bits.
+fn unit(rng: &mut Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The nested family (see [`Family::Nested`]): scopes taken breadth-first
+/// from a queue, each inner scope split at a uniform point into two
+/// children; a scope of at most two nodes goes back to the queue whole.
+/// `O(n)` time and space: the queue holds at most `n + 1` scopes.
+fn nested_scopes(n: usize, rng: &mut Rng) -> Vec<TensorLifetime> {
+    let mut out = Vec::with_capacity(n);
+    if n == 0 {
+        return out;
+    }
+    let mut queue = std::collections::VecDeque::from([(0usize, 2 * n - 1)]);
+    while out.len() < n {
+        let (lo, hi) = queue.pop_front().expect("the queue never empties");
+        out.push(TensorLifetime::new(64 * (1 + rng.below(256)), lo, hi));
+        if hi - lo >= 2 {
+            let mid = lo + 1 + rng.below(hi - lo - 1);
+            queue.push_back((lo, mid));
+            queue.push_back((mid + 1, hi));
+        } else {
+            queue.push_back((lo, hi));
+        }
+    }
+    out
 }
