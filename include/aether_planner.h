@@ -368,8 +368,10 @@ typedef struct aether_problem_detail {
    */
   size_t tensor;
   /**
-   * The second tensor of a pair at fault (the other fixed tensor, or the
-   * tensor whose memory is reused), or `AETHER_NO_INDEX`.
+   * The second tensor of a pair at fault (the other fixed tensor, the
+   * other of two tensors one reuse pins to one offset that would share
+   * bytes while both are active, or the tensor whose memory is reused),
+   * or `AETHER_NO_INDEX`.
    */
   size_t other_tensor;
   /**
@@ -484,7 +486,7 @@ typedef struct aether_edge {
 
 /**
  * No plan within the problem's capacity exists: the lower bound exceeds it,
- * or the search considered every plan.
+ * a fixed tensor ends past it, or the search considered every plan.
  */
 #define AETHER_STATUS_DOES_NOT_FIT 14
 
@@ -496,7 +498,9 @@ typedef struct aether_edge {
 
 /**
  * Two fixed tensors share bytes while both are live (or share memory by
- * reuse at different fixed offsets); the explain call names both.
+ * reuse at different fixed offsets), or two tensors of one reuse group,
+ * neither reusing the other, would share bytes while both are active (the
+ * reuse pins them to one offset); the explain call names both.
  */
 #define AETHER_STATUS_CONFLICTING_FIXED_OFFSETS 16
 
@@ -833,13 +837,18 @@ aether_status aether_problem_init(struct aether_problem *problem,
  * one order (one lies wholly above the other at every such node); each
  * offset is a multiple of its tensor's alignment; fixed tensors stay; a
  * tensor that reuses another shares its offset; hints are taken when free.
- * With no constraint this is `aether_plan_offsets_with`.
+ * Every tensor ends within the capacity, a fixed one of no bytes at its
+ * offset. With no constraint this is `aether_plan_offsets_with`.
  *
  * `offsets_out` has `tensor_count` elements; `report_out->struct_size` must
- * be set. A capacity that cannot be met is `DOES_NOT_FIT` (proven) or
- * `DOES_NOT_FIT_UNPROVEN` (the strategy or its budget stopped first), never
- * a larger arena. Errors: those of `aether_plan_offsets_with`,
- * `CONFLICTING_FIXED_OFFSETS`, `MISALIGNED_FIXED_OFFSET`, `INVALID_GAP`,
+ * be set. A capacity that cannot be met is `DOES_NOT_FIT` (proven: the
+ * lower bound or a fixed tensor passes it, or the search tried every plan)
+ * or `DOES_NOT_FIT_UNPROVEN` (the strategy or its budget stopped first),
+ * never a larger arena. Errors: those of `aether_plan_offsets_with`;
+ * `CONFLICTING_FIXED_OFFSETS` for two fixed tensors that would share bytes
+ * while both are live, or for two tensors of one reuse group, neither
+ * reusing the other, that would share bytes while both are active (the
+ * reuse pins them to one offset); `MISALIGNED_FIXED_OFFSET`, `INVALID_GAP`,
  * `INVALID_REUSE`, `INVALID_ALIGNMENT` (a tensor's alignment),
  * `INVALID_OPTIONS` (a per-tensor array neither empty nor `tensor_count`
  * long); `aether_plan_problem_explain` names what is at fault.

@@ -132,13 +132,16 @@ fi
 echo "== fuzzing, ${fuzz_seconds} s per target"
 cd fuzz
 export CARGO_TARGET_DIR="${AETHER_FUZZ_TARGET_DIR:-$root/fuzz/target}"
-cargo +nightly fuzz build >/dev/null 2>&1 || cargo +nightly fuzz build
+# Debug assertions, and with them overflow checks: an overflow in the
+# library is then a panic (a PANIC status at the boundary) that the targets
+# catch. Build and run take the same flags, so the run does not rebuild.
+cargo +nightly fuzz build --debug-assertions >/dev/null 2>&1 || cargo +nightly fuzz build --debug-assertions
 for target in $(cargo +nightly fuzz list); do
   echo "-- $target"
   # New inputs go to a scratch corpus; the checked-in seeds stay as they are.
   mkdir -p "$work/corpus/$target"
   log="$work/fuzz-$target.log"
-  if ! cargo +nightly fuzz run "$target" "$work/corpus/$target" "seeds/$target" -- \
+  if ! cargo +nightly fuzz run --debug-assertions "$target" "$work/corpus/$target" "seeds/$target" -- \
     -max_total_time="$fuzz_seconds" -rss_limit_mb=4096 -malloc_limit_mb=4096 \
     -print_final_stats=1 >"$log" 2>&1; then
     tail -n 80 "$log" >&2

@@ -104,7 +104,9 @@ pub enum PlanError {
     },
     /// Tensors `first` and `second` are both fixed and their fixed offsets
     /// make them share bytes while both are live (or they share memory by
-    /// reuse and are fixed at different offsets).
+    /// reuse and are fixed at different offsets), or they belong to one
+    /// reuse group, neither reusing the other, and would share bytes while
+    /// both are active: the reuse pins them to one offset.
     ConflictingFixedOffsets {
         /// The tensor with the lower index.
         first: usize,
@@ -132,8 +134,9 @@ pub enum PlanError {
         reused: usize,
     },
     /// No plan within `capacity` bytes: `proven` says whether that is a
-    /// proof (the lower bound exceeds the capacity, or the search exhausted
-    /// every plan) or only that the planner or its budget found none.
+    /// proof (the lower bound exceeds the capacity, a fixed tensor ends past
+    /// it, or the search exhausted every plan) or only that the planner or
+    /// its budget found none.
     DoesNotFit {
         /// The capacity asked for.
         capacity: usize,
@@ -273,7 +276,8 @@ impl fmt::Display for PlanError {
             ),
             PlanError::ConflictingFixedOffsets { first, second } => write!(
                 f,
-                "tensors {first} and {second}: their fixed offsets make them share bytes while both are live"
+                "tensors {first} and {second}: their fixed offsets, or a reuse that pins them to one \
+                 offset, make them share bytes while both are live"
             ),
             PlanError::InvalidGap { gap, tensor } => write!(
                 f,

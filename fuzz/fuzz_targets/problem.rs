@@ -7,8 +7,11 @@
 //! (`aether_planner_fuzz::problem`, which shares no code with the planner):
 //! the explain call reports the status the call returned; nothing is
 //! written on error; every OK plan honours alignment, gaps and windows,
-//! fixed offsets, reuse (two buffers reusing one, live together, share no
-//! byte) and the capacity, with the arena it reports; and a brute force
+//! fixed offsets, reuse and the capacity (which every tensor, one of no
+//! bytes too, ends within), with the arena it reports; a conflict refusal
+//! names two fixed tensors that cannot both stay, or two members of one
+//! reuse group, neither reusing the other, that would share bytes while
+//! both are active, and such a group is always refused; and a brute force
 //! over canonical offsets confirms every "does not fit", every refusal of
 //! a problem that has a plan, every lower bound and every proof of
 //! optimality.

@@ -12,14 +12,16 @@
 //! group (a tensor, those that reuse it, and so on) shares one offset and
 //! is one block, occupying at each node the hull of what its members occupy
 //! there. Two blocks that occupy bytes at a common node must keep one of
-//! them wholly above the other at every such node. Inside a group, two
-//! members neither of which reuses the other (directly or down a chain)
-//! must not share a byte at a node where both occupy bytes: two buffers
-//! that both reuse one buffer and are live together cannot hold the same
-//! memory. Offsets are multiples of the larger of the tensor's alignment
-//! and the plan's; fixed tensors keep their offsets; the arena is the
-//! largest `offset + rounded size` over tensors with bytes, and stays
-//! within the capacity.
+//! them wholly above the other at every such node. Inside a group only a
+//! tensor and the one it reuses directly may share bytes while both are
+//! active: two other members (two buffers reusing one buffer, or the ends
+//! of a chain) that would share a byte at a node where both occupy bytes
+//! make the problem a conflict naming both, as two fixed tensors whose
+//! offsets make them share bytes do. Offsets are multiples of the larger
+//! of the tensor's alignment and the plan's; fixed tensors keep their
+//! offsets; every tensor, one of no bytes included, ends (at `offset +
+//! rounded size`) within the capacity; the arena is the largest such end
+//! over tensors with bytes.
 
 /// One tensor: `size` bytes live over the nodes `first..=last`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +87,7 @@ pub struct Model {
     groups: Vec<Group>,
     group_of: Vec<usize>,
     /// Two members of one group that share bytes while both occupy them,
-    /// neither reusing the other: no plan is sound.
+    /// neither reusing the other directly: no plan is sound.
     pub clash: Option<(usize, usize)>,
     /// Some span has bytes that start above its offset (a window with
     /// `lo > 0`): the brute force is then a search for witnesses, not a
@@ -250,42 +252,22 @@ impl Problem {
                 members,
             });
         }
-        let mut clash = None;
-        'pairs: for x in 0..n {
-            for y in x + 1..n {
-                if group_of[x] != group_of[y] || self.reaches(x, y) || self.reaches(y, x) {
-                    continue;
-                }
-                for a in self.spans(x) {
-                    for b in self.spans(y) {
-                        if a.start < b.end && b.start < a.end && a.lo < b.hi && b.lo < a.hi {
-                            clash = Some((x, y));
-                            break 'pairs;
-                        }
-                    }
-                }
-            }
-        }
-        Ok(Model {
+        let mut model = Model {
             problem: self.clone(),
             groups,
             group_of,
-            clash,
+            clash: None,
             raised_windows,
-        })
+        };
+        model.clash = (0..n)
+            .flat_map(|x| (x + 1..n).map(move |y| (x, y)))
+            .find(|&(x, y)| model.members_clash(x, y));
+        Ok(model)
     }
 
-    /// Whether `from` reaches `to` down its chain of reuses.
-    fn reaches(&self, from: usize, to: usize) -> bool {
-        let mut x = from;
-        for _ in 0..self.tensors.len() {
-            match self.reused_by(x) {
-                Some(r) if r == to => return true,
-                Some(r) => x = r,
-                None => return false,
-            }
-        }
-        false
+    /// Whether one of `x` and `y` reuses the other directly.
+    fn reuse_pair(&self, x: usize, y: usize) -> bool {
+        self.reused_by(x) == Some(y) || self.reused_by(y) == Some(x)
     }
 }
 
@@ -341,6 +323,88 @@ fn separation(a: &[Span], b: &[Span]) -> Option<(i128, i128)> {
 }
 
 impl Model {
+    /// Whether tensors `x` and `y` are two members of one group, neither
+    /// reusing the other directly, that would share a byte at a node where
+    /// both occupy bytes: the reuse pins them to one offset, so no plan is
+    /// sound.
+    pub fn members_clash(&self, x: usize, y: usize) -> bool {
+        let p = &self.problem;
+        x != y
+            && self.group_of[x] == self.group_of[y]
+            && !p.reuse_pair(x, y)
+            && p.spans(x).iter().any(|a| {
+                p.spans(y)
+                    .iter()
+                    .any(|b| a.start < b.end && b.start < a.end && a.lo < b.hi && b.lo < a.hi)
+            })
+    }
+
+    /// Whether a refusal `ConflictingFixedOffsets { first, second }` is
+    /// right: `first < second`, and either they clash inside one group
+    /// ([`Model::members_clash`]), or both are fixed and their offsets
+    /// cannot both be kept: fixed apart inside one group, or, in two
+    /// groups, each group at its fixed offset sharing bytes with the other
+    /// at a common node or changing places with it.
+    pub fn conflict_is_right(&self, first: usize, second: usize) -> bool {
+        let p = &self.problem;
+        let n = p.tensors.len();
+        if first >= second || second >= n {
+            return false;
+        }
+        if self.members_clash(first, second) {
+            return true;
+        }
+        let (Some(f), Some(s)) = (p.fixed_of(first), p.fixed_of(second)) else {
+            return false;
+        };
+        let (g, h) = (self.group_of[first], self.group_of[second]);
+        if g == h {
+            return f != s;
+        }
+        self.groups_clash(g, f as u128, h, s as u128).is_some()
+    }
+
+    /// How groups `g` at `og` and `h` at `oh` break the rule that blocks
+    /// active at a common node keep one wholly above the other over every
+    /// such node, in words; `None` when they keep it.
+    fn groups_clash(&self, g: usize, og: u128, h: usize, oh: u128) -> Option<String> {
+        let mut order: Option<(bool, u128)> = None;
+        for a in &self.groups[g].profile {
+            for b in &self.groups[h].profile {
+                if !(a.start < b.end && b.start < a.end) {
+                    continue;
+                }
+                let node = a.start.max(b.start);
+                let Some(above) = relation(a, og, b, oh) else {
+                    return Some(format!(
+                        "tensors {:?} and {:?} share bytes at node {node}",
+                        self.groups[g].members, self.groups[h].members
+                    ));
+                };
+                match order {
+                    Some((o, first)) if o != above => {
+                        return Some(format!(
+                            "tensors {:?} and {:?} change places between nodes {first} and \
+                             {node}",
+                            self.groups[g].members, self.groups[h].members
+                        ))
+                    }
+                    None => order = Some((above, node)),
+                    _ => {}
+                }
+            }
+        }
+        None
+    }
+
+    /// Some fixed tensor whose end (`offset + rounded size`, its offset
+    /// when it has no bytes) passes the capacity: no plan fits, provably.
+    pub fn fixed_past_capacity(&self) -> Option<usize> {
+        let p = &self.problem;
+        let c = p.capacity? as u128;
+        (0..p.tensors.len()).find(|&t| p.fixed_of(t).is_some_and(|f| f as u128 + p.rounded(t) > c))
+    }
+
     /// Checks a plan against every constraint and returns its arena.
     ///
     /// Errors: the first constraint broken, in words.
@@ -372,46 +436,24 @@ impl Model {
                     return Err(format!("tensor {t} reuses {r}: {o} != {}", offsets[r]));
                 }
             }
-            if p.tensors[t].size > 0 {
-                arena = arena.max(o as u128 + p.rounded(t));
+            let end = o as u128 + p.rounded(t);
+            if end > usize::MAX as u128 {
+                return Err(format!("tensor {t} ends at {end}, past usize::MAX"));
             }
-        }
-        if arena > usize::MAX as u128 {
-            return Err(format!("arena {arena} passes usize::MAX"));
-        }
-        if let Some(c) = p.capacity {
-            if arena > c as u128 {
-                return Err(format!("arena {arena} passes the capacity {c}"));
+            // A tensor of no bytes counts in no arena, but it ends at its
+            // offset, and that within the capacity.
+            if let Some(c) = p.capacity.filter(|&c| end > c as u128) {
+                return Err(format!("tensor {t} ends at {end}, past the capacity {c}"));
+            }
+            if p.tensors[t].size > 0 {
+                arena = arena.max(end);
             }
         }
         let at = |g: usize| offsets[self.groups[g].members[0]] as u128;
         for g in 0..self.groups.len() {
             for h in g + 1..self.groups.len() {
-                let mut order: Option<(bool, u128)> = None;
-                for a in &self.groups[g].profile {
-                    for b in &self.groups[h].profile {
-                        if !(a.start < b.end && b.start < a.end) {
-                            continue;
-                        }
-                        let node = a.start.max(b.start);
-                        let Some(above) = relation(a, at(g), b, at(h)) else {
-                            return Err(format!(
-                                "tensors {:?} and {:?} share bytes at node {node}",
-                                self.groups[g].members, self.groups[h].members
-                            ));
-                        };
-                        match order {
-                            Some((o, first)) if o != above => {
-                                return Err(format!(
-                                    "tensors {:?} and {:?} change places between nodes \
-                                     {first} and {node}",
-                                    self.groups[g].members, self.groups[h].members
-                                ))
-                            }
-                            None => order = Some((above, node)),
-                            _ => {}
-                        }
-                    }
+                if let Some(why) = self.groups_clash(g, at(g), h, at(h)) {
+                    return Err(why);
                 }
             }
         }
@@ -569,8 +611,10 @@ impl Search<'_> {
             if self.steps > MOST_STEPS {
                 return;
             }
+            // Every group ends within the limit, one of no bytes at its
+            // offset; only groups with bytes count in the arena.
             let end = if group.size > 0 { o + group.size } else { 0 };
-            if end > self.limit
+            if o + group.size > self.limit
                 || self
                     .best
                     .as_ref()
@@ -692,15 +736,81 @@ mod tests {
                 exact: true
             }
         );
+        // The refusal must name them, lower index first.
+        assert!(m.conflict_is_right(1, 2));
+        assert!(!m.conflict_is_right(2, 1));
+        assert!(!m.conflict_is_right(0, 1), "a tensor and the one it reuses");
+        assert!(!m.conflict_is_right(0, 2));
         // A chain (c reuses b, which reuses a) is in-place work: sound.
         p.reuses = vec![(1, 0), (2, 1)];
         let m = p.model().unwrap();
         assert_eq!(m.clash, None);
         assert_eq!(m.check(&[0, 0, 0]), Ok(8));
+        assert!(!m.conflict_is_right(0, 2), "the chain's ends never meet");
+        // Its ends live together share bytes: only a direct reuse may.
+        p.tensors[0].last = 2;
+        let m = p.model().unwrap();
+        assert_eq!(m.clash, Some((0, 2)));
+        assert!(m.conflict_is_right(0, 2));
+        assert!(!m.conflict_is_right(1, 2));
+        // Unless one of them has no bytes then: a gap, or no size.
+        let mut r = p.clone();
+        r.gaps = vec![Gap {
+            tensor: 0,
+            first: 2,
+            last: 2,
+            window: None,
+        }];
+        assert_eq!(r.model().unwrap().clash, None);
+        // A window of a's keeps bytes c overlaps.
+        r.gaps[0].window = Some((7, 8));
+        assert_eq!(r.model().unwrap().clash, Some((0, 2)));
+        r.tensors[2].size = 0;
+        assert_eq!(r.model().unwrap().clash, None);
         // Siblings that never meet are sound too.
         let mut q = problem(vec![tensor(8, 0, 1), tensor(8, 1, 1), tensor(8, 2, 3)]);
         q.reuses = vec![(1, 0), (2, 0)];
         assert_eq!(q.model().unwrap().check(&[0, 0, 0]), Ok(8));
+    }
+
+    #[test]
+    fn fixed_conflicts_are_right_only_for_offsets_that_cannot_both_stay() {
+        // a and b live together, fixed 8 bytes apart (sound) or 4 (not).
+        let mut p = problem(vec![tensor(8, 0, 2), tensor(8, 1, 3), tensor(4, 0, 3)]);
+        p.fixed = vec![Some(0), Some(8), None];
+        let m = p.model().unwrap();
+        assert!(!m.conflict_is_right(0, 1));
+        p.fixed[1] = Some(4);
+        let m = p.model().unwrap();
+        assert!(m.conflict_is_right(0, 1));
+        assert!(!m.conflict_is_right(0, 2), "c is free");
+        // One group fixed at two offsets, though its members never meet.
+        let mut q = problem(vec![tensor(8, 0, 1), tensor(8, 2, 3)]);
+        q.reuses = vec![(1, 0)];
+        q.fixed = vec![Some(0), Some(8)];
+        assert!(q.model().unwrap().conflict_is_right(0, 1));
+        q.fixed = vec![Some(8), Some(8)];
+        assert!(!q.model().unwrap().conflict_is_right(0, 1));
+    }
+
+    #[test]
+    fn a_fixed_tensor_of_no_bytes_ends_at_its_offset_within_the_capacity() {
+        let mut p = problem(vec![tensor(8, 0, 1), tensor(0, 0, 1)]);
+        p.fixed = vec![None, Some(32)];
+        p.capacity = Some(16);
+        let m = p.model().unwrap();
+        assert_eq!(m.fixed_past_capacity(), Some(1));
+        assert!(m.check(&[0, 32]).unwrap_err().contains("capacity"));
+        assert_eq!(m.brute_force().best, None);
+        // At the capacity it fits, and counts in no arena.
+        p.fixed[1] = Some(16);
+        let m = p.model().unwrap();
+        assert_eq!(m.fixed_past_capacity(), None);
+        assert_eq!(m.check(&[0, 16]), Ok(8));
+        assert_eq!(m.brute_force().best.map(|b| b.0), Some(8));
+        // A free one too must end within it.
+        p.fixed = vec![];
+        assert!(p.model().unwrap().check(&[0, 17]).is_err());
     }
 
     #[test]

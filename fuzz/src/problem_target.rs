@@ -304,6 +304,36 @@ pub fn judge(p: &Problem, outcome: &Outcome) {
             return;
         }
     };
+    let detail = &outcome.detail;
+    if status == AETHER_STATUS_CONFLICTING_FIXED_OFFSETS {
+        assert!(
+            model.conflict_is_right(detail.tensor, detail.other_tensor),
+            "refused as a conflict of tensors {} and {}, which is none: {p:?}",
+            detail.tensor,
+            detail.other_tensor
+        );
+    }
+    // The order of the checks of a malformed problem is not said, but a
+    // reuse group that pins two members to shared bytes is never a plan,
+    // nor a capacity not met.
+    if let Some((x, y)) = model.clash {
+        assert!(
+            ![
+                AETHER_STATUS_OK,
+                AETHER_STATUS_DOES_NOT_FIT,
+                AETHER_STATUS_DOES_NOT_FIT_UNPROVEN
+            ]
+            .contains(&status),
+            "status {status} though the reuses pin tensors {x} and {y} to shared bytes: {p:?}"
+        );
+    }
+    // A fixed tensor ending past the capacity proves that nothing fits.
+    if let Some(t) = model.fixed_past_capacity() {
+        assert!(
+            status != AETHER_STATUS_OK && status != AETHER_STATUS_DOES_NOT_FIT_UNPROVEN,
+            "status {status} though fixed tensor {t} ends past the capacity: {p:?}"
+        );
+    }
     if status == AETHER_STATUS_OK {
         let arena = model
             .check(&outcome.offsets)
@@ -523,17 +553,25 @@ mod tests {
     }
 
     /// The inputs the fuzzer found that the planner still fails, one file
-    /// each in `regressions/problem/`, named after what goes wrong: two
-    /// buffers reusing one buffer given the same bytes while live together;
-    /// a hint whose end passes usize::MAX making the greedy fail; the
-    /// heuristic's ordering key overflowing (a PANIC status in debug).
-    /// Each file moves to the seed corpus once it passes.
+    /// each in `regressions/problem/`, named after what goes wrong. Each
+    /// file moves to the seed corpus once it passes, so the folder may be
+    /// absent (git keeps no empty folder): nothing is then failing.
+    /// Failing now: `hint_past_usize_max_reorders_the_heuristic` and
+    /// `hint_past_usize_max_changes_the_search_plan`, where a hint whose
+    /// end passes usize::MAX (no capacity), documented as ignored, still
+    /// changes the plan of the heuristic and of the search (status OK both
+    /// ways).
     #[test]
-    #[ignore = "the planner still fails these inputs"]
+    #[ignore = "the heuristic's plan still depends on a hint that cannot fit"]
     fn inputs_the_fuzzer_found_plan_soundly() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions/problem");
         let mut failed = Vec::new();
-        for entry in std::fs::read_dir(&dir).expect("the regression folder") {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(e) => panic!("the regression folder {}: {e}", dir.display()),
+        };
+        for entry in entries {
             let path = entry.unwrap().path();
             let data = std::fs::read(&path).unwrap();
             if std::panic::catch_unwind(|| run(&data)).is_err() {
@@ -543,11 +581,10 @@ mod tests {
         assert!(failed.is_empty(), "still failing: {failed:?}");
     }
 
-    /// Two buffers that both reuse one buffer, live together: the planner
-    /// must refuse them or give them apart bytes. It gives them the same
-    /// bytes today, with status OK.
+    /// Two buffers that both reuse one buffer, live together: the reuses
+    /// pin them to one offset, so the documented answer is the refusal
+    /// `CONFLICTING_FIXED_OFFSETS` naming both, under every strategy.
     #[test]
-    #[ignore = "the planner gives reuse siblings live together the same bytes"]
     fn reuse_siblings_live_together_get_apart_bytes_or_a_refusal() {
         let p = Problem {
             tensors: vec![
@@ -572,7 +609,16 @@ mod tests {
             ..Problem::default()
         };
         for strategy in 0..3 {
-            judge(&p, &plan(&p, strategy));
+            let outcome = plan(&p, strategy);
+            judge(&p, &outcome);
+            assert_eq!(
+                (
+                    outcome.status,
+                    outcome.detail.tensor,
+                    outcome.detail.other_tensor
+                ),
+                (AETHER_STATUS_CONFLICTING_FIXED_OFFSETS, 1, 2)
+            );
         }
     }
 }

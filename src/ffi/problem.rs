@@ -103,8 +103,10 @@ pub struct aether_problem_detail {
     pub status: aether_status,
     /// The tensor at fault, or `AETHER_NO_INDEX`.
     pub tensor: usize,
-    /// The second tensor of a pair at fault (the other fixed tensor, or the
-    /// tensor whose memory is reused), or `AETHER_NO_INDEX`.
+    /// The second tensor of a pair at fault (the other fixed tensor, the
+    /// other of two tensors one reuse pins to one offset that would share
+    /// bytes while both are active, or the tensor whose memory is reused),
+    /// or `AETHER_NO_INDEX`.
     pub other_tensor: usize,
     /// The gap or reuse pair at fault, by its index in its array, or
     /// `AETHER_NO_INDEX`.
@@ -233,13 +235,18 @@ pub unsafe extern "C" fn aether_problem_init(
 /// one order (one lies wholly above the other at every such node); each
 /// offset is a multiple of its tensor's alignment; fixed tensors stay; a
 /// tensor that reuses another shares its offset; hints are taken when free.
-/// With no constraint this is `aether_plan_offsets_with`.
+/// Every tensor ends within the capacity, a fixed one of no bytes at its
+/// offset. With no constraint this is `aether_plan_offsets_with`.
 ///
 /// `offsets_out` has `tensor_count` elements; `report_out->struct_size` must
-/// be set. A capacity that cannot be met is `DOES_NOT_FIT` (proven) or
-/// `DOES_NOT_FIT_UNPROVEN` (the strategy or its budget stopped first), never
-/// a larger arena. Errors: those of `aether_plan_offsets_with`,
-/// `CONFLICTING_FIXED_OFFSETS`, `MISALIGNED_FIXED_OFFSET`, `INVALID_GAP`,
+/// be set. A capacity that cannot be met is `DOES_NOT_FIT` (proven: the
+/// lower bound or a fixed tensor passes it, or the search tried every plan)
+/// or `DOES_NOT_FIT_UNPROVEN` (the strategy or its budget stopped first),
+/// never a larger arena. Errors: those of `aether_plan_offsets_with`;
+/// `CONFLICTING_FIXED_OFFSETS` for two fixed tensors that would share bytes
+/// while both are live, or for two tensors of one reuse group, neither
+/// reusing the other, that would share bytes while both are active (the
+/// reuse pins them to one offset); `MISALIGNED_FIXED_OFFSET`, `INVALID_GAP`,
 /// `INVALID_REUSE`, `INVALID_ALIGNMENT` (a tensor's alignment),
 /// `INVALID_OPTIONS` (a per-tensor array neither empty nor `tensor_count`
 /// long); `aether_plan_problem_explain` names what is at fault.

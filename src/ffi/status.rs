@@ -50,13 +50,15 @@ pub const AETHER_STATUS_CYCLE: aether_status = 12;
 /// A count passed as a C `int` is negative.
 pub const AETHER_STATUS_NEGATIVE_COUNT: aether_status = 13;
 /// No plan within the problem's capacity exists: the lower bound exceeds it,
-/// or the search considered every plan.
+/// a fixed tensor ends past it, or the search considered every plan.
 pub const AETHER_STATUS_DOES_NOT_FIT: aether_status = 14;
 /// No plan within the problem's capacity was found, but none was proven
 /// impossible: the strategy or its budget stopped first.
 pub const AETHER_STATUS_DOES_NOT_FIT_UNPROVEN: aether_status = 15;
 /// Two fixed tensors share bytes while both are live (or share memory by
-/// reuse at different fixed offsets); the explain call names both.
+/// reuse at different fixed offsets), or two tensors of one reuse group,
+/// neither reusing the other, would share bytes while both are active (the
+/// reuse pins them to one offset); the explain call names both.
 pub const AETHER_STATUS_CONFLICTING_FIXED_OFFSETS: aether_status = 16;
 /// A gap names no tensor, leaves its lifetime, overlaps another of its gaps,
 /// or has a window outside its size.
@@ -129,7 +131,7 @@ pub extern "C" fn aether_status_str(status: u32) -> *const c_char {
             c"does not fit: no plan within the capacity was found within the budget (not proven)"
         }
         AETHER_STATUS_CONFLICTING_FIXED_OFFSETS => {
-            c"conflicting fixed offsets: two fixed tensors share bytes while both are live"
+            c"conflicting fixed offsets: two fixed tensors, or two tensors one reuse pins to one offset, share bytes while both are live"
         }
         AETHER_STATUS_INVALID_GAP => {
             c"invalid gap: outside its tensor's lifetime, overlapping another, or a window outside its size"
