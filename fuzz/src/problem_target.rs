@@ -556,13 +556,7 @@ mod tests {
     /// each in `regressions/problem/`, named after what goes wrong. Each
     /// file moves to the seed corpus once it passes, so the folder may be
     /// absent (git keeps no empty folder): nothing is then failing.
-    /// Failing now: `hint_past_usize_max_reorders_the_heuristic` and
-    /// `hint_past_usize_max_changes_the_search_plan`, where a hint whose
-    /// end passes usize::MAX (no capacity), documented as ignored, still
-    /// changes the plan of the heuristic and of the search (status OK both
-    /// ways).
     #[test]
-    #[ignore = "the heuristic's plan still depends on a hint that cannot fit"]
     fn inputs_the_fuzzer_found_plan_soundly() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions/problem");
         let mut failed = Vec::new();

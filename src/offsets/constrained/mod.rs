@@ -132,11 +132,25 @@ impl<'a> PlanProblem<'a> {
         }
     }
 
-    /// Whether nothing beyond the lifetimes is asked for.
-    fn is_plain(&self) -> bool {
+    /// Whether nothing beyond the lifetimes is asked for at the plan
+    /// alignment `alignment`. A hint no planner could take (misaligned, or
+    /// ending past the capacity or `usize::MAX`) asks for nothing: it is
+    /// ignored, so it may not change which planner answers.
+    fn is_plain(&self, alignment: usize) -> bool {
+        let limit = self.capacity.unwrap_or(usize::MAX);
+        let usable = |(t, hint): (usize, &Option<usize>)| {
+            hint.is_some_and(|h| {
+                let size = self.tensors.get(t).map_or(0, |tensor| tensor.size);
+                h % alignment.max(1) == 0
+                    && super::round_up(size, alignment, t)
+                        .ok()
+                        .and_then(|size| h.checked_add(size))
+                        .is_some_and(|end| end <= limit)
+            })
+        };
         self.alignments.iter().all(|&a| a == 1)
             && self.fixed_offsets.iter().all(Option::is_none)
-            && self.hints.iter().all(Option::is_none)
+            && !self.hints.iter().enumerate().any(usable)
             && self.gaps.is_empty()
             && self.reuses.is_empty()
     }
@@ -186,7 +200,7 @@ pub fn try_plan_problem(
         _ => None,
     };
     normalise::check_counts(problem)?;
-    if problem.is_plain() {
+    if problem.is_plain(options.alignment) {
         let report = try_plan_offsets_with(problem.tensors, options)?;
         match problem.capacity {
             Some(capacity) if report.plan.arena_size > capacity => {
