@@ -246,7 +246,7 @@ pub(crate) fn improve(
 ) -> Result<Outcome, PlanError> {
     let degrees = Degrees::new(tensors)?;
     let mut search = Search::new(tensors, degrees, start, peak, budget, deadline)?;
-    search.run();
+    search.run()?;
     Ok(Outcome {
         lower_bound: search.lower_bound.min(search.best_arena),
         plan: MemoryPlan {
@@ -390,7 +390,9 @@ impl Search {
         );
         let unplaced_neighbours = degree;
         let mut by_start: Vec<usize> = fallible::collect(n, 0..n)?;
-        by_start.sort_by_key(|&p| sections[p].0);
+        // Unstable, which needs no scratch, with ties by position: the
+        // order a stable sort gives.
+        by_start.sort_unstable_by_key(|&p| (sections[p].0, p));
         let starts_at: Vec<usize> = fallible::collect(
             section_count + 1,
             (0..=section_count).map(|s| by_start.partition_point(|&p| sections[p].0 < s)),
@@ -457,8 +459,9 @@ impl Search {
 
     /// Rounds of decisions with doubling node limits (see the module docs):
     /// the lower bound with each preorder, then halfway to the incumbent,
-    /// then one step below it while that succeeds.
-    fn run(&mut self) {
+    /// then one step below it while that succeeds. Errors:
+    /// [`PlanError::OutOfMemory`] (the incumbent stays sound).
+    fn run(&mut self) -> Result<(), PlanError> {
         let mut limit = (self.sizes.len() as u64).max(64) * 2;
         for round in 0usize.. {
             // Every preorder at the lower bound; then, with one preorder in
@@ -473,7 +476,7 @@ impl Search {
             for (target, preorder) in decisions {
                 loop {
                     if self.best_arena <= self.lower_bound {
-                        return;
+                        return Ok(());
                     }
                     let below_best = self.best_arena.saturating_sub(self.step);
                     let gap = below_best.saturating_sub(self.lower_bound);
@@ -486,38 +489,42 @@ impl Search {
                         _ => break,
                     };
                     self.preorder = preorder;
-                    match self.decide(cap, self.nodes.saturating_add(limit)) {
+                    match self.decide(cap, self.nodes.saturating_add(limit))? {
                         Decision::Found if matches!(target, Target::BelowBest) => continue,
                         Decision::Found | Decision::NodeLimit => break,
                         Decision::Infeasible => {
                             self.lower_bound = self.lower_bound.max(cap.saturating_add(self.step));
                             break;
                         }
-                        Decision::Budget => return,
+                        Decision::Budget => return Ok(()),
                     }
                 }
             }
             limit = limit.saturating_mul(2);
         }
+        Ok(())
     }
 
     /// Depth-first search for a plan of arena at most `cap`, stopping at
-    /// `node_limit` nodes in total. Leaves the partial plan empty, unless the budget is spent.
-    fn decide(&mut self, cap: usize, node_limit: u64) -> Decision {
+    /// `node_limit` nodes in total. Leaves the partial plan empty, unless the
+    /// budget is spent. Errors: [`PlanError::OutOfMemory`], which leaves the
+    /// partial plan unusable (the incumbent is untouched).
+    fn decide(&mut self, cap: usize, node_limit: u64) -> Result<Decision, PlanError> {
         let Some(range) = self.leftmost_component() else {
-            return Decision::Found; // nothing to place
+            return Ok(Decision::Found); // nothing to place
         };
         for p in 0..self.rank.len() {
             self.rank[p] = p + 1;
         }
-        self.rerank((0, self.spanning.len()));
+        self.rerank((0, self.spanning.len()))?;
         self.rank_log.clear();
         let mut stack: Vec<Frame> = Vec::new();
-        let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false) else {
-            return Decision::Infeasible;
+        let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false)? else {
+            return Ok(Decision::Infeasible);
         };
         self.stack_keys = self.scratch.len();
         self.stack_candidates = candidates.len();
+        fallible::reserve(&mut stack, 1)?;
         stack.push(Frame {
             candidates,
             dropped: false,
@@ -546,7 +553,7 @@ impl Search {
                 let (tops_len, arena) = (frame.tops_log_len, frame.arena_before);
                 self.unplace(p, tops_len, arena);
                 if stack[k].dropped {
-                    self.restore_candidates(&mut stack[k], cap);
+                    self.restore_candidates(&mut stack[k], cap)?;
                 }
                 if stack[k].hatless {
                     stack[k].next = stack[k].candidates.len();
@@ -584,7 +591,7 @@ impl Search {
             if stack[k].keys.is_empty() && stack[k].count > 1 {
                 // Returned to from a child after giving the keys up: the
                 // partial plan is again as when they were first made.
-                stack[k].keys = self.sorted_keys(stack[k].scan);
+                stack[k].keys = self.sorted_keys(stack[k].scan)?;
                 self.stack_keys += stack[k].keys.len();
             }
 
@@ -594,7 +601,7 @@ impl Search {
             frame.arena_before = self.arena;
             frame.hatless = self.unplaced_neighbours[p] == 0;
             let (active, active_count, owner) = (frame.range, frame.count, frame.owner);
-            let split = self.place(p);
+            let split = self.place(p)?;
 
             if self.placed_count == self.sizes.len() {
                 self.nodes += 1;
@@ -611,6 +618,7 @@ impl Search {
                 let keys = std::mem::take(&mut stack[k].keys);
                 let passes = self.passes_bounds_after(&keys, active, next_range, p, cap);
                 stack[k].keys = keys;
+                let passes = passes?;
                 match passes {
                     Some(found) => continuation = found,
                     None => continue,
@@ -623,11 +631,11 @@ impl Search {
                 // in both cases.
                 let (count, lowest_top) = continuation;
                 if !split {
-                    let candidates = self.continuing_candidates(next_range, after, lowest_top);
+                    let candidates = self.continuing_candidates(next_range, after, lowest_top)?;
                     (candidates, count, owner, Some(k), after, true)
                 } else {
-                    self.rerank(active);
-                    match self.candidates(active, next_range, (0, 0), cap, false) {
+                    self.rerank(active)?;
+                    match self.candidates(active, next_range, (0, 0), cap, false)? {
                         Some((candidates, count)) => {
                             (candidates, count, Some(k), Some(k), (0, 0), false)
                         }
@@ -645,7 +653,7 @@ impl Search {
                     }
                     owner = stack[o].owner;
                 }
-                match self.candidates(next_range, next_range, (0, 0), cap, false) {
+                match self.candidates(next_range, next_range, (0, 0), cap, false)? {
                     Some((candidates, count)) => (candidates, count, owner, owner, (0, 0), false),
                     None => (Vec::new(), 0, owner, owner, (0, 0), false),
                 }
@@ -665,34 +673,37 @@ impl Search {
                 stack[k].candidates = Vec::new();
                 stack[k].dropped = true;
             }
-            stack.push(Frame {
-                candidates,
-                dropped: false,
-                after,
-                monotone,
-                keys: std::mem::take(&mut self.scratch),
-                scan: if active_count > 1 { active } else { next_range },
-                next: 0,
-                placed: None,
-                hatless: false,
-                tops_log_len: 0,
-                arena_before: 0,
-                rank_log_len,
-                range: next_range,
-                count,
-                owner,
-                fence,
-            });
+            fallible::push(
+                &mut stack,
+                Frame {
+                    candidates,
+                    dropped: false,
+                    after,
+                    monotone,
+                    keys: std::mem::take(&mut self.scratch),
+                    scan: if active_count > 1 { active } else { next_range },
+                    next: 0,
+                    placed: None,
+                    hatless: false,
+                    tops_log_len: 0,
+                    arena_before: 0,
+                    rank_log_len,
+                    range: next_range,
+                    count,
+                    owner,
+                    fence,
+                },
+            )?;
         };
         if matches!(decision, Decision::Budget) {
             // The search ends here: resetting would only spend time past the
             // budget.
-            return decision;
+            return Ok(decision);
         }
         // Back to the empty plan at once: popping a deep stack frame by
         // frame recomputes floors all the way down.
         drop(stack);
         self.reset();
-        decision
+        Ok(decision)
     }
 }
