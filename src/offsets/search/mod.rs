@@ -94,6 +94,8 @@
 //! rebuilt when returned to).
 
 mod bounds;
+#[cfg(all(test, target_os = "linux"))]
+mod ladder;
 mod overlaps;
 mod placement;
 mod tops;
