@@ -112,16 +112,19 @@ use tops::Tops;
 
 /// Limits of [`Strategy::Search`](crate::Strategy::Search). When one runs out the search returns the
 /// best plan found so far. With only a node budget the result is the same on
-/// every machine; a time budget makes it depend on the machine's speed. The
-/// default has both, so that every call answers: the node budget ends the
-/// search on the MiniMalloc benchmark problems, the time limit at compiler
-/// scale.
+/// every machine; a time limit, an optional cap, makes it depend on the
+/// machine's speed once it is reached. The default is a node budget alone,
+/// [`DEFAULT_SEARCH_NODES`], so that the default plan is reproducible; a
+/// node costs more on larger problems (`O(d + m + S)`, see the module
+/// documentation of the search), so at compiler scale add a time cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchBudget {
-    /// Wall-clock limit of the whole call, the heuristic plan the search
-    /// starts from included, or `None` for no limit. The clock is read at
-    /// least every 1,024 search placements (more often on problems of more
-    /// than 256 tensors) and every 256 heuristic placements.
+    /// Wall-clock cap of the whole call, the greedy and heuristic plans the
+    /// search starts from included, or `None` for no cap. The clock is read
+    /// at least every 1,024 search placements (more often on problems of
+    /// more than 256 tensors), before each decision and each set-up step of
+    /// the search, and every 256 heuristic placements; the greedy plan, the
+    /// first candidate, is always made in full.
     pub time: Option<Duration>,
     /// Limit on the number of search nodes (partial plans that passed the
     /// search's bounds), or `None` for no limit.
@@ -129,14 +132,38 @@ pub struct SearchBudget {
 }
 
 impl Default for SearchBudget {
-    /// 300,000 nodes and [`DEFAULT_SEARCH_TIME`].
+    /// [`DEFAULT_SEARCH_NODES`] nodes and no time cap: the same plan on every
+    /// machine.
     fn default() -> Self {
         SearchBudget {
-            time: Some(DEFAULT_SEARCH_TIME),
-            nodes: Some(300_000),
+            time: None,
+            nodes: Some(DEFAULT_SEARCH_NODES),
         }
     }
 }
+
+impl SearchBudget {
+    /// A node budget of `nodes` and no time cap: the same plan on every
+    /// machine.
+    pub const fn nodes(nodes: u64) -> Self {
+        SearchBudget {
+            time: None,
+            nodes: Some(nodes),
+        }
+    }
+
+    /// This budget with the wall-clock cap `time` (of the whole call).
+    pub const fn with_time_cap(self, time: Duration) -> Self {
+        SearchBudget {
+            time: Some(time),
+            nodes: self.nodes,
+        }
+    }
+}
+
+/// The default node budget of a search: enough to end the search on the
+/// MiniMalloc benchmark problems (most are proven optimal long before it).
+pub const DEFAULT_SEARCH_NODES: u64 = 300_000;
 
 /// The best plan the search found, and what it proved.
 pub(crate) struct Outcome {
@@ -148,10 +175,19 @@ pub(crate) struct Outcome {
     pub(crate) nodes: u64,
 }
 
-/// The default time limit of a search: long enough that the default node
-/// budget is what ends it on the MiniMalloc benchmark problems, short enough
-/// that a call at compiler scale answers.
+/// A time cap for searches at compiler scale, long enough that the default
+/// node budget is what ends a search on the MiniMalloc benchmark problems.
+///
+/// Not part of the default budget any more (which is
+/// [`DEFAULT_SEARCH_NODES`] alone, so that the default plan is the same on
+/// every machine); kept for callers that want the former cap:
+/// `SearchBudget::default().with_time_cap(DEFAULT_SEARCH_TIME)`.
 pub const DEFAULT_SEARCH_TIME: Duration = Duration::from_secs(60);
+
+/// Whether the time cap `deadline`, if any, has passed.
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
 
 /// How often the clock is read, in placements, at most.
 const CLOCK_PERIOD: u64 = 1024;
@@ -246,7 +282,20 @@ pub(crate) fn improve(
     budget: &SearchBudget,
     deadline: Option<Instant>,
 ) -> Result<Outcome, PlanError> {
+    // Nothing to improve, or no time left: no trees are built. The set-up
+    // steps are `O(n log n)` each, checked against the cap one by one.
+    let unchanged = |start: MemoryPlan| Outcome {
+        lower_bound: peak.min(start.arena_size),
+        plan: start,
+        nodes: 0,
+    };
+    if start.arena_size <= peak || past(deadline) {
+        return Ok(unchanged(start));
+    }
     let degrees = Degrees::new(tensors)?;
+    if past(deadline) {
+        return Ok(unchanged(start));
+    }
     let mut search = Search::new(tensors, degrees, start, peak, budget, deadline)?;
     search.run()?;
     Ok(Outcome {
@@ -515,11 +564,19 @@ impl Search {
         let Some(range) = self.leftmost_component() else {
             return Ok(Decision::Found); // nothing to place
         };
+        // Ranking and the first candidates cost `O(n log n)`: not begun,
+        // nor continued, past the cap.
+        if past(self.deadline) {
+            return Ok(Decision::Budget);
+        }
         for p in 0..self.rank.len() {
             self.rank[p] = p + 1;
         }
         self.rerank((0, self.spanning.len()))?;
         self.rank_log.clear();
+        if past(self.deadline) {
+            return Ok(Decision::Budget);
+        }
         let mut stack: Vec<Frame> = Vec::new();
         let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false)? else {
             return Ok(Decision::Infeasible);
