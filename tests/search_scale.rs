@@ -144,6 +144,64 @@ fn a_greedy_start_at_the_lower_bound_is_returned_at_once() {
     assert!(report.proven_optimal);
 }
 
+/// The progress observer of a search: it sees the start (its arena, the
+/// peak as bound, no node), then states whose best arena never rises,
+/// whose bound never falls and stays at most the arena, whose node count
+/// never falls, and last the report's own figures; the report is that of
+/// `try_plan_offsets_with`. Seeded random tables of 30 to 90 tensors.
+#[test]
+fn the_search_progress_observer_sees_every_improvement_in_order() {
+    let mut state = 0xD1B5_4A32_D192_ED03u64;
+    let mut below = |bound: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % bound) as usize
+    };
+    let mut improved = 0;
+    for _ in 0..40 {
+        let count = 30 + below(60);
+        let tensors: Vec<TensorLifetime> = (0..count)
+            .map(|_| {
+                let (a, b) = (below(40), below(40));
+                TensorLifetime::new(1 + below(100), a.min(b), a.max(b))
+            })
+            .collect();
+        let options = search_with_nodes(5_000);
+        let mut seen = Vec::new();
+        let report =
+            aether_planner::try_plan_offsets_observed(&tensors, &options, &mut |p| seen.push(*p))
+                .unwrap();
+        assert_eq!(report, try_plan_offsets_with(&tensors, &options).unwrap());
+        assert_sound_report("random", &tensors, &report);
+        let Some(first) = seen.first() else {
+            // No search: the start was optimal already.
+            assert!(report.proven_optimal && report.search_nodes == 0);
+            continue;
+        };
+        let peak = try_peak_live_bytes(&tensors).unwrap();
+        assert_eq!((first.nodes, first.lower_bound), (0, peak), "{seen:?}");
+        for pair in seen.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            assert!(b.best_arena <= a.best_arena && b.lower_bound >= a.lower_bound);
+            assert!(
+                b.nodes >= a.nodes
+                    && (b.best_arena, b.lower_bound) != (a.best_arena, a.lower_bound)
+            );
+        }
+        assert!(seen.iter().all(|p| p.lower_bound <= p.best_arena));
+        let last = seen.last().unwrap();
+        assert_eq!(
+            (last.best_arena, last.lower_bound),
+            (report.plan.arena_size, report.lower_bound),
+            "{seen:?}"
+        );
+        assert!(last.nodes <= report.search_nodes);
+        improved += usize::from(seen.len() > 1);
+    }
+    assert!(improved > 0, "no search improved on its start");
+}
+
 // ---------------------------------------------------------------------------
 // The C entry points under address-space limits (RLIMIT_AS), in a child.
 // ---------------------------------------------------------------------------

@@ -61,7 +61,7 @@ pub(crate) use no_heap::{
     try_plan_offsets_in,
 };
 pub use peak::{peak_live_bytes, try_peak_live_bytes};
-pub use search::{SearchBudget, DEFAULT_SEARCH_NODES, DEFAULT_SEARCH_TIME};
+pub use search::{SearchBudget, SearchProgress, DEFAULT_SEARCH_NODES, DEFAULT_SEARCH_TIME};
 
 use crate::error::PlanError;
 pub use crate::input::TensorLifetime;
@@ -163,6 +163,39 @@ pub fn try_plan_offsets_with(
     tensors: &[TensorLifetime],
     options: &PlanOptions,
 ) -> Result<PlanReport, PlanError> {
+    try_plan_offsets_observed(tensors, options, &mut |_| {})
+}
+
+/// [`try_plan_offsets_with`], telling `observe` how a search progresses:
+/// with [`Strategy::Search`], once with the starting plan's arena and the
+/// peak when the search begins, then each time the best arena or the
+/// proven lower bound improves (the nodes visited so far included), for
+/// progress displays on long runs. Not called when the starting plan is
+/// already optimal or the time cap is spent before the search begins, nor
+/// by the other strategies. The plan and report are exactly those of
+/// [`try_plan_offsets_with`].
+///
+/// Errors: those of [`try_plan_offsets_with`]. Complexity: theirs, plus
+/// `O(1)` and one call per improvement (at most one per decision of the
+/// search).
+///
+/// ```
+/// use aether_planner::{try_plan_offsets_observed, PlanOptions, Strategy, TensorLifetime};
+/// let tensors: Vec<TensorLifetime> =
+///     (0..40).map(|i| TensorLifetime::new(8 + (i * 37) % 90, i, i + 3)).collect();
+/// let mut options = PlanOptions::default();
+/// options.strategy = Strategy::Search;
+/// let mut seen = Vec::new();
+/// let report = try_plan_offsets_observed(&tensors, &options, &mut |p| seen.push(*p)).unwrap();
+/// if let Some(last) = seen.last() {
+///     assert_eq!(last.best_arena, report.plan.arena_size);
+/// }
+/// ```
+pub fn try_plan_offsets_observed(
+    tensors: &[TensorLifetime],
+    options: &PlanOptions,
+    observe: &mut dyn FnMut(&SearchProgress),
+) -> Result<PlanReport, PlanError> {
     let started = Instant::now();
     let alignment = options.alignment;
     if !alignment.is_power_of_two() {
@@ -189,7 +222,7 @@ pub fn try_plan_offsets_with(
                 let bound = peak.min(start.arena_size);
                 (start, bound, 0)
             } else {
-                let outcome = search::improve(&rounded, start, peak, &budget, deadline)?;
+                let outcome = search::improve(&rounded, start, peak, &budget, deadline, observe)?;
                 (outcome.plan, outcome.lower_bound, outcome.nodes)
             }
         }

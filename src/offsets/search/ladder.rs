@@ -106,7 +106,7 @@ fn child(shape: Shape, count: usize, nodes: u64) {
         let start = start.clone();
         let base = current_size();
         address_space(base + (mib << 20));
-        let outcome = improve(&input, start, peak, &budget, None);
+        let outcome = improve(&input, start, peak, &budget, None, &mut |_| {});
         address_space(u64::MAX);
         outcomes.push((mib, outcome));
     }

@@ -161,6 +161,20 @@ impl SearchBudget {
     }
 }
 
+/// What a search has reached, as given to the observer of
+/// [`try_plan_offsets_observed`](crate::try_plan_offsets_observed): its
+/// first state, then each time the incumbent or the lower bound improves.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SearchProgress {
+    /// Search nodes visited so far.
+    pub nodes: u64,
+    /// Arena of the best plan found so far (the start plan's at first).
+    pub best_arena: usize,
+    /// Proven lower bound on every sound arena, at most `best_arena`.
+    pub lower_bound: usize,
+}
+
 /// The default node budget of a search: enough to end the search on the
 /// MiniMalloc benchmark problems (most are proven optimal long before it).
 pub const DEFAULT_SEARCH_NODES: u64 = 300_000;
@@ -274,6 +288,10 @@ struct Frame {
 /// smaller than `start`, a sound plan, within `budget`. `peak` is the peak of
 /// live bytes.
 ///
+/// `observe` is called with the starting state once the search begins, then
+/// whenever the incumbent or the bound improves (between decisions: `O(1)`
+/// each, at most one per decision).
+///
 /// Errors: [`PlanError::OutOfMemory`] if its working memory cannot be had.
 pub(crate) fn improve(
     tensors: &[TensorLifetime],
@@ -281,6 +299,7 @@ pub(crate) fn improve(
     peak: usize,
     budget: &SearchBudget,
     deadline: Option<Instant>,
+    observe: &mut dyn FnMut(&SearchProgress),
 ) -> Result<Outcome, PlanError> {
     // Nothing to improve, or no time left: no trees are built. The set-up
     // steps are `O(n log n)` each, checked against the cap one by one.
@@ -297,7 +316,7 @@ pub(crate) fn improve(
         return Ok(unchanged(start));
     }
     let mut search = Search::new(tensors, degrees, start, peak, budget, deadline)?;
-    search.run()?;
+    search.run(observe)?;
     Ok(Outcome {
         lower_bound: search.lower_bound.min(search.best_arena),
         plan: MemoryPlan {
@@ -494,6 +513,15 @@ impl Search {
         })
     }
 
+    /// The search's state for its observer.
+    fn progress(&self) -> SearchProgress {
+        SearchProgress {
+            nodes: self.nodes,
+            best_arena: self.best_arena,
+            lower_bound: self.lower_bound.min(self.best_arena),
+        }
+    }
+
     /// Whether the whole budget is spent.
     fn out_of_budget(&self) -> bool {
         if self.budget.nodes.is_some_and(|limit| self.nodes >= limit) {
@@ -512,7 +540,9 @@ impl Search {
     /// the lower bound with each preorder, then halfway to the incumbent,
     /// then one step below it while that succeeds. Errors:
     /// [`PlanError::OutOfMemory`] (the incumbent stays sound).
-    fn run(&mut self) -> Result<(), PlanError> {
+    fn run(&mut self, observe: &mut dyn FnMut(&SearchProgress)) -> Result<(), PlanError> {
+        let mut reported = (self.best_arena, self.lower_bound);
+        observe(&self.progress());
         let mut limit = (self.sizes.len() as u64).max(64) * 2;
         for round in 0usize.. {
             // Every preorder at the lower bound; then, with one preorder in
@@ -540,13 +570,18 @@ impl Search {
                         _ => break,
                     };
                     self.preorder = preorder;
-                    match self.decide(cap, self.nodes.saturating_add(limit))? {
+                    let decision = self.decide(cap, self.nodes.saturating_add(limit))?;
+                    if matches!(decision, Decision::Infeasible) {
+                        self.lower_bound = self.lower_bound.max(cap.saturating_add(self.step));
+                    }
+                    if (self.best_arena, self.lower_bound) != reported {
+                        reported = (self.best_arena, self.lower_bound);
+                        observe(&self.progress());
+                    }
+                    match decision {
                         Decision::Found if matches!(target, Target::BelowBest) => continue,
                         Decision::Found | Decision::NodeLimit => break,
-                        Decision::Infeasible => {
-                            self.lower_bound = self.lower_bound.max(cap.saturating_add(self.step));
-                            break;
-                        }
+                        Decision::Infeasible => break,
                         Decision::Budget => return Ok(()),
                     }
                 }

@@ -309,7 +309,7 @@ mod tests {
                 if let Some(limits) = limits {
                     search.stack_limits = limits;
                 }
-                search.run().unwrap();
+                search.run(&mut |_| {}).unwrap();
                 (
                     search.best_arena,
                     search.lower_bound,
