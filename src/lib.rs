@@ -60,6 +60,7 @@ pub use offsets::{
     peak_live_bytes, plan_offsets, try_peak_live_bytes, try_plan_offsets, MemoryPlan,
     TensorLifetime,
 };
+pub use offsets::{try_plan_offsets_observed, SearchProgress, DEFAULT_SEARCH_NODES};
 pub use offsets::{
     try_plan_offsets_with, PlanOptions, PlanReport, SearchBudget, Strategy, DEFAULT_SEARCH_TIME,
 };

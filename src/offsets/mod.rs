@@ -25,7 +25,7 @@
 //! |---|---|---|---|---|---|
 //! | [`Strategy::Greedy`] ([`try_plan_offsets`]) | `greedy` | best fit in decreasing size | `O(n log n + Σ k_i log k_i)`, `O(n² log n)` at worst | `O(n log n)` | the specification's plan, bit for bit |
 //! | [`Strategy::Heuristic`] | `heuristic` | the best of nine orderings and three placement rules, then a seeded perturbation walk | `O(n² + E)` per placement, a bounded number of placements | `O(n + E)` conflict lists up to 4 M entries (32 MiB); above that, no lists: `O(n)` with a k-d tree over lifetimes, the same rules | deterministic; never worse than greedy |
-//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the heuristic's plan | exponential at worst, bounded by [`SearchBudget`] (time from the start of the call) | `O(n log n)` without conflict lists, plus bounded key and candidate stacks | optimal when it reports `proven_optimal` |
+//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the better of the greedy and heuristic plans | exponential at worst, bounded by [`SearchBudget`] (nodes; a time cap from the start of the call) | `O(n log n)` without conflict lists, plus bounded key and candidate stacks | optimal when it reports `proven_optimal` |
 //! | [`try_peak_live_bytes`] | `peak` | the lower bound, not a plan | `O(n log n)` | `O(n)` | exact |
 //!
 //! `k_i` is the number of placed tensors whose lifetimes meet tensor `i`'s,
@@ -61,7 +61,7 @@ pub(crate) use no_heap::{
     try_plan_offsets_in,
 };
 pub use peak::{peak_live_bytes, try_peak_live_bytes};
-pub use search::{SearchBudget, DEFAULT_SEARCH_TIME};
+pub use search::{SearchBudget, SearchProgress, DEFAULT_SEARCH_NODES, DEFAULT_SEARCH_TIME};
 
 use crate::error::PlanError;
 pub use crate::input::TensorLifetime;
@@ -163,6 +163,39 @@ pub fn try_plan_offsets_with(
     tensors: &[TensorLifetime],
     options: &PlanOptions,
 ) -> Result<PlanReport, PlanError> {
+    try_plan_offsets_observed(tensors, options, &mut |_| {})
+}
+
+/// [`try_plan_offsets_with`], telling `observe` how a search progresses:
+/// with [`Strategy::Search`], once with the starting plan's arena and the
+/// peak when the search begins, then each time the best arena or the
+/// proven lower bound improves (the nodes visited so far included), for
+/// progress displays on long runs. Not called when the starting plan is
+/// already optimal or the time cap is spent before the search begins, nor
+/// by the other strategies. The plan and report are exactly those of
+/// [`try_plan_offsets_with`].
+///
+/// Errors: those of [`try_plan_offsets_with`]. Complexity: theirs, plus
+/// `O(1)` and one call per improvement (at most one per decision of the
+/// search).
+///
+/// ```
+/// use aether_planner::{try_plan_offsets_observed, PlanOptions, Strategy, TensorLifetime};
+/// let tensors: Vec<TensorLifetime> =
+///     (0..40).map(|i| TensorLifetime::new(8 + (i * 37) % 90, i, i + 3)).collect();
+/// let mut options = PlanOptions::default();
+/// options.strategy = Strategy::Search;
+/// let mut seen = Vec::new();
+/// let report = try_plan_offsets_observed(&tensors, &options, &mut |p| seen.push(*p)).unwrap();
+/// if let Some(last) = seen.last() {
+///     assert_eq!(last.best_arena, report.plan.arena_size);
+/// }
+/// ```
+pub fn try_plan_offsets_observed(
+    tensors: &[TensorLifetime],
+    options: &PlanOptions,
+    observe: &mut dyn FnMut(&SearchProgress),
+) -> Result<PlanReport, PlanError> {
     let started = Instant::now();
     let alignment = options.alignment;
     if !alignment.is_power_of_two() {
@@ -176,21 +209,20 @@ pub fn try_plan_offsets_with(
         Strategy::Greedy => (try_plan_offsets(&rounded)?, peak, 0),
         Strategy::Heuristic => (heuristic_or_greedy(&rounded, None)?, peak, 0),
         Strategy::Search => {
-            // The time budget bounds the whole call, the heuristic included.
+            // The time cap bounds the whole call, the starting plans included.
             let deadline = options
                 .budget
                 .time
                 .and_then(|limit| started.checked_add(limit));
-            let start = heuristic_or_greedy(&rounded, deadline)?;
+            let start = search_start(&rounded, peak, deadline)?;
             let budget = options.budget;
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                // Spent before the search could begin.
-                {
-                    let bound = peak.min(start.arena_size);
-                    (start, bound, 0)
-                }
+            if start.arena_size <= peak || deadline.is_some_and(|d| Instant::now() >= d) {
+                // Proven optimal already, or the cap was spent before the
+                // search could begin.
+                let bound = peak.min(start.arena_size);
+                (start, bound, 0)
             } else {
-                let outcome = search::improve(&rounded, start, peak, &budget, deadline)?;
+                let outcome = search::improve(&rounded, start, peak, &budget, deadline, observe)?;
                 (outcome.plan, outcome.lower_bound, outcome.nodes)
             }
         }
@@ -201,6 +233,29 @@ pub fn try_plan_offsets_with(
         lower_bound,
         search_nodes,
     })
+}
+
+/// The plan the search starts from: the greedy plan, made first (it is
+/// near-linear on sparse tables, so a cap leaves room for the rest), then
+/// the heuristic's if it finishes before `deadline` and the greedy plan is
+/// above `peak`, the lower bound. A late heuristic costs nothing beyond
+/// the cap: the greedy plan is returned at once.
+///
+/// Errors: [`PlanError::OutOfMemory`].
+fn search_start(
+    rounded: &[TensorLifetime],
+    peak: usize,
+    deadline: Option<Instant>,
+) -> Result<MemoryPlan, PlanError> {
+    let greedy = try_plan_offsets(rounded)?;
+    if greedy.arena_size <= peak || deadline.is_some_and(|d| Instant::now() >= d) {
+        return Ok(greedy);
+    }
+    match heuristic::plan(rounded, deadline)? {
+        // Never worse than the greedy plan by its rules; kept as a guard.
+        Some(plan) if plan.arena_size <= greedy.arena_size => Ok(plan),
+        _ => Ok(greedy),
+    }
 }
 
 /// The heuristic's plan, or the greedy one if `deadline` passes before the

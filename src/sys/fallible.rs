@@ -34,6 +34,37 @@ pub(crate) fn collect<T>(
     Ok(vec)
 }
 
+/// Room in `vec` for `additional` more elements, grown as `Vec` grows
+/// (amortised doubling), or the bytes that could not be had.
+pub(crate) fn reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), PlanError> {
+    vec.try_reserve(additional)
+        .map_err(|_| PlanError::OutOfMemory {
+            bytes: vec
+                .len()
+                .saturating_add(additional)
+                .saturating_mul(core::mem::size_of::<T>()),
+        })
+}
+
+/// Appends `item` to `vec`, growing it fallibly.
+pub(crate) fn push<T>(vec: &mut Vec<T>, item: T) -> Result<(), PlanError> {
+    if vec.len() == vec.capacity() {
+        reserve(vec, 1)?;
+    }
+    vec.push(item);
+    Ok(())
+}
+
+/// The items of `items`, of unknown number, collected into a vector grown
+/// fallibly: for lists usually much shorter than any bound known up front.
+pub(crate) fn collect_growing<T>(items: impl Iterator<Item = T>) -> Result<Vec<T>, PlanError> {
+    let mut vec = Vec::new();
+    for item in items {
+        push(&mut vec, item)?;
+    }
+    Ok(vec)
+}
+
 /// Structures above this size (256 MiB) are first checked against the memory
 /// the machine can back; smaller ones never pay for the look-up.
 const LOOK_UP_ABOVE: usize = 256 << 20;

@@ -47,7 +47,15 @@ pub fn run_ladder_child(name: &str, child_var: &str, rungs: usize) {
     const OK: u32 = aether_planner::ffi::AETHER_STATUS_OK;
     const OUT_OF_MEMORY: u32 = aether_planner::ffi::AETHER_STATUS_OUT_OF_MEMORY;
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--test-threads=1", "--nocapture"])
+        // `--include-ignored`: the child runs the test even when it is
+        // `#[ignore]`d and the parent was started with `--ignored`.
+        .args([
+            name,
+            "--exact",
+            "--include-ignored",
+            "--test-threads=1",
+            "--nocapture",
+        ])
         .env(child_var, "1")
         // One malloc arena: a thread's own arena reserves 64 MiB of address
         // space up front, which would hide the ladder's lower rungs.

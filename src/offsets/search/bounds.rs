@@ -3,6 +3,8 @@
 //! documentation of `search`, "Pruning").
 
 use super::{Search, UNPLACED};
+use crate::error::PlanError;
+use crate::sys::fallible;
 
 /// A tensor's section range and size, as the bounds read them together.
 #[derive(Clone, Copy)]
@@ -30,7 +32,8 @@ impl Search {
     /// tensors. The section bounds are checked on every section of `scan`
     /// (which contains `component`); `monotone` adds the last offset
     /// (`after.0`) to them. `None` if a bound exceeds `cap` or a tensor
-    /// behind `after` can never be placed.
+    /// behind `after` can never be placed. Errors:
+    /// [`PlanError::OutOfMemory`].
     pub(super) fn candidates(
         &mut self,
         scan: (usize, usize),
@@ -38,14 +41,14 @@ impl Search {
         after: (usize, usize),
         cap: usize,
         monotone: bool,
-    ) -> Option<(Vec<usize>, usize)> {
+    ) -> Result<Option<(Vec<usize>, usize)>, PlanError> {
         let (scan_lo, scan_hi) = scan;
         let monotone_floor = if monotone { after.0 } else { 0 };
         // A cheap first pass of the section bounds: every unplaced tensor of
         // a section conflicts with the last tensor placed there, so it sits
         // above that tensor's top. Most placements fail here.
         if !self.fits_above_tops(scan, monotone_floor, cap) {
-            return None;
+            return Ok(None);
         }
         let in_range = |(lo, _): (usize, usize), (a, b): (usize, usize)| a <= lo && lo < b;
         // Unplaced tensors of `scan` as packed (floor, rank) keys: sorting
@@ -56,6 +59,8 @@ impl Search {
         let mut lowest_top = usize::MAX;
         // Only the tensors starting inside `scan` can belong to it.
         let starting = self.starts_at[scan_lo]..self.starts_at[scan_hi];
+        // The scratch was given to a frame and is new: room for them all.
+        fallible::reserve(&mut keys, starting.len())?;
         for &q in &self.by_start[starting] {
             if self.offset[q] != UNPLACED {
                 continue;
@@ -64,7 +69,7 @@ impl Search {
             // longer rise can never be placed: a dead end.
             if self.unplaced_neighbours[q] == 0 && (self.floor[q], self.rank[q]) < after {
                 self.scratch = keys;
-                return None;
+                return Ok(None);
             }
             keys.push(self.key(q));
             if in_range(self.sections[q], component) {
@@ -82,20 +87,17 @@ impl Search {
             let q = tensor_of(key);
             if !self.paint(q, self.floor[q], monotone_floor, cap) {
                 self.scratch = keys;
-                return None;
+                return Ok(None);
             }
         }
-        let candidates: Vec<usize> = keys
-            .iter()
-            .map(|&key| tensor_of(key))
-            .filter(|&q| {
+        let candidates =
+            fallible::collect_growing(keys.iter().map(|&key| tensor_of(key)).filter(|&q| {
                 in_range(self.sections[q], component)
                     && (self.floor[q], self.rank[q]) > after
                     && self.floor[q] < lowest_top
-            })
-            .collect();
+            }));
         self.scratch = keys;
-        Some((candidates, count))
+        Ok(Some((candidates?, count)))
     }
 
     /// Whether every section of `(lo, hi)` holds its unplaced bytes above the
@@ -120,15 +122,18 @@ impl Search {
     }
 
     /// The sorted (floor, rank) keys of the unplaced tensors of the sections
-    /// `(lo, hi)`, as [`Search::candidates`] makes them.
-    pub(super) fn sorted_keys(&self, (lo, hi): (usize, usize)) -> Vec<u128> {
-        let mut keys: Vec<u128> = self.by_start[self.starts_at[lo]..self.starts_at[hi]]
-            .iter()
-            .filter(|&&q| self.offset[q] == UNPLACED)
-            .map(|&q| self.key(q))
-            .collect();
+    /// `(lo, hi)`, as [`Search::candidates`] makes them. Errors:
+    /// [`PlanError::OutOfMemory`].
+    pub(super) fn sorted_keys(&self, (lo, hi): (usize, usize)) -> Result<Vec<u128>, PlanError> {
+        let starting = &self.by_start[self.starts_at[lo]..self.starts_at[hi]];
+        let mut keys: Vec<u128> = fallible::collect_growing(
+            starting
+                .iter()
+                .filter(|&&q| self.offset[q] == UNPLACED)
+                .map(|&q| self.key(q)),
+        )?;
         keys.sort_unstable();
-        keys
+        Ok(keys)
     }
 
     /// The section bounds of the sequence continuing after `p` (just placed)
@@ -141,7 +146,8 @@ impl Search {
     /// ones merged in by rank), as [`Search::candidates`] would make them,
     /// and returns the number of unplaced tensors of `component` (the part
     /// left to place) and their lowest `floor + size`. `None` if a bound
-    /// fails or a tensor behind `p` can never be placed.
+    /// fails or a tensor behind `p` can never be placed. Errors:
+    /// [`PlanError::OutOfMemory`].
     pub(super) fn passes_bounds_after(
         &mut self,
         keys: &[u128],
@@ -149,7 +155,7 @@ impl Search {
         component: (usize, usize),
         p: usize,
         cap: usize,
-    ) -> Option<(usize, usize)> {
+    ) -> Result<Option<(usize, usize)>, PlanError> {
         let monotone_floor = self.offset[p];
         let top = monotone_floor + self.sizes[p];
         let mut count = 0usize;
@@ -164,6 +170,12 @@ impl Search {
         self.tight = (lo..hi)
             .filter(|&s| self.section_unplaced[s] > self.slack)
             .count();
+        // Room for every key in each list, so that no push below allocates:
+        // `out` and `merged` each end with at most the frame's keys, and the
+        // scratch is new whenever a frame took the last one.
+        fallible::reserve(&mut self.raised, keys.len())?;
+        fallible::reserve(&mut self.scratch, keys.len())?;
+        fallible::reserve(&mut self.merged, keys.len())?;
         let mut raised = std::mem::take(&mut self.raised);
         raised.clear();
         // Unchanged keys below `top`, then (from `rest`) those at or above.
@@ -248,7 +260,7 @@ impl Search {
         }
         self.scratch = out;
         self.raised = raised;
-        passes.then_some((count, lowest_top))
+        Ok(passes.then_some((count, lowest_top)))
     }
 
     /// [`Search::candidates`] of the sequence continuing in `component`
@@ -256,23 +268,24 @@ impl Search {
     /// sorted keys in `scratch` and found the component's `lowest_top`: the
     /// same candidates without sorting or painting again (its bounds are
     /// the ones just checked, and each section's highest top is at most its
-    /// lowest floor).
+    /// lowest floor). Errors: [`PlanError::OutOfMemory`].
     pub(super) fn continuing_candidates(
         &mut self,
         component: (usize, usize),
         after: (usize, usize),
         lowest_top: usize,
-    ) -> Vec<usize> {
+    ) -> Result<Vec<usize>, PlanError> {
         let keys = std::mem::take(&mut self.scratch);
         let in_range = |(lo, _): (usize, usize)| component.0 <= lo && lo < component.1;
-        let candidates: Vec<usize> = keys
-            .iter()
-            .take_while(|&&key| ((key >> 64) as usize) < lowest_top)
-            .map(|&key| tensor_of(key))
-            .filter(|&q| {
-                in_range((self.spans[q].lo as usize, 0)) && (self.floor[q], self.rank[q]) > after
-            })
-            .collect();
+        let candidates = fallible::collect_growing(
+            keys.iter()
+                .take_while(|&&key| ((key >> 64) as usize) < lowest_top)
+                .map(|&key| tensor_of(key))
+                .filter(|&q| {
+                    in_range((self.spans[q].lo as usize, 0))
+                        && (self.floor[q], self.rank[q]) > after
+                }),
+        );
         self.scratch = keys;
         candidates
     }

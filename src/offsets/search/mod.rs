@@ -94,6 +94,8 @@
 //! rebuilt when returned to).
 
 mod bounds;
+#[cfg(all(test, target_os = "linux"))]
+mod ladder;
 mod overlaps;
 mod placement;
 mod tops;
@@ -110,16 +112,19 @@ use tops::Tops;
 
 /// Limits of [`Strategy::Search`](crate::Strategy::Search). When one runs out the search returns the
 /// best plan found so far. With only a node budget the result is the same on
-/// every machine; a time budget makes it depend on the machine's speed. The
-/// default has both, so that every call answers: the node budget ends the
-/// search on the MiniMalloc benchmark problems, the time limit at compiler
-/// scale.
+/// every machine; a time limit, an optional cap, makes it depend on the
+/// machine's speed once it is reached. The default is a node budget alone,
+/// [`DEFAULT_SEARCH_NODES`], so that the default plan is reproducible; a
+/// node costs more on larger problems (`O(d + m + S)`, see the module
+/// documentation of the search), so at compiler scale add a time cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchBudget {
-    /// Wall-clock limit of the whole call, the heuristic plan the search
-    /// starts from included, or `None` for no limit. The clock is read at
-    /// least every 1,024 search placements (more often on problems of more
-    /// than 256 tensors) and every 256 heuristic placements.
+    /// Wall-clock cap of the whole call, the greedy and heuristic plans the
+    /// search starts from included, or `None` for no cap. The clock is read
+    /// at least every 1,024 search placements (more often on problems of
+    /// more than 256 tensors), before each decision and each set-up step of
+    /// the search, and every 256 heuristic placements; the greedy plan, the
+    /// first candidate, is always made in full.
     pub time: Option<Duration>,
     /// Limit on the number of search nodes (partial plans that passed the
     /// search's bounds), or `None` for no limit.
@@ -127,14 +132,52 @@ pub struct SearchBudget {
 }
 
 impl Default for SearchBudget {
-    /// 300,000 nodes and [`DEFAULT_SEARCH_TIME`].
+    /// [`DEFAULT_SEARCH_NODES`] nodes and no time cap: the same plan on every
+    /// machine.
     fn default() -> Self {
         SearchBudget {
-            time: Some(DEFAULT_SEARCH_TIME),
-            nodes: Some(300_000),
+            time: None,
+            nodes: Some(DEFAULT_SEARCH_NODES),
         }
     }
 }
+
+impl SearchBudget {
+    /// A node budget of `nodes` and no time cap: the same plan on every
+    /// machine.
+    pub const fn nodes(nodes: u64) -> Self {
+        SearchBudget {
+            time: None,
+            nodes: Some(nodes),
+        }
+    }
+
+    /// This budget with the wall-clock cap `time` (of the whole call).
+    pub const fn with_time_cap(self, time: Duration) -> Self {
+        SearchBudget {
+            time: Some(time),
+            nodes: self.nodes,
+        }
+    }
+}
+
+/// What a search has reached, as given to the observer of
+/// [`try_plan_offsets_observed`](crate::try_plan_offsets_observed): its
+/// first state, then each time the incumbent or the lower bound improves.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SearchProgress {
+    /// Search nodes visited so far.
+    pub nodes: u64,
+    /// Arena of the best plan found so far (the start plan's at first).
+    pub best_arena: usize,
+    /// Proven lower bound on every sound arena, at most `best_arena`.
+    pub lower_bound: usize,
+}
+
+/// The default node budget of a search: enough to end the search on the
+/// MiniMalloc benchmark problems (most are proven optimal long before it).
+pub const DEFAULT_SEARCH_NODES: u64 = 300_000;
 
 /// The best plan the search found, and what it proved.
 pub(crate) struct Outcome {
@@ -146,10 +189,19 @@ pub(crate) struct Outcome {
     pub(crate) nodes: u64,
 }
 
-/// The default time limit of a search: long enough that the default node
-/// budget is what ends it on the MiniMalloc benchmark problems, short enough
-/// that a call at compiler scale answers.
+/// A time cap for searches at compiler scale, long enough that the default
+/// node budget is what ends a search on the MiniMalloc benchmark problems.
+///
+/// Not part of the default budget any more (which is
+/// [`DEFAULT_SEARCH_NODES`] alone, so that the default plan is the same on
+/// every machine); kept for callers that want the former cap:
+/// `SearchBudget::default().with_time_cap(DEFAULT_SEARCH_TIME)`.
 pub const DEFAULT_SEARCH_TIME: Duration = Duration::from_secs(60);
+
+/// Whether the time cap `deadline`, if any, has passed.
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
 
 /// How often the clock is read, in placements, at most.
 const CLOCK_PERIOD: u64 = 1024;
@@ -236,6 +288,10 @@ struct Frame {
 /// smaller than `start`, a sound plan, within `budget`. `peak` is the peak of
 /// live bytes.
 ///
+/// `observe` is called with the starting state once the search begins, then
+/// whenever the incumbent or the bound improves (between decisions: `O(1)`
+/// each, at most one per decision).
+///
 /// Errors: [`PlanError::OutOfMemory`] if its working memory cannot be had.
 pub(crate) fn improve(
     tensors: &[TensorLifetime],
@@ -243,10 +299,24 @@ pub(crate) fn improve(
     peak: usize,
     budget: &SearchBudget,
     deadline: Option<Instant>,
+    observe: &mut dyn FnMut(&SearchProgress),
 ) -> Result<Outcome, PlanError> {
+    // Nothing to improve, or no time left: no trees are built. The set-up
+    // steps are `O(n log n)` each, checked against the cap one by one.
+    let unchanged = |start: MemoryPlan| Outcome {
+        lower_bound: peak.min(start.arena_size),
+        plan: start,
+        nodes: 0,
+    };
+    if start.arena_size <= peak || past(deadline) {
+        return Ok(unchanged(start));
+    }
     let degrees = Degrees::new(tensors)?;
+    if past(deadline) {
+        return Ok(unchanged(start));
+    }
     let mut search = Search::new(tensors, degrees, start, peak, budget, deadline)?;
-    search.run();
+    search.run(observe)?;
     Ok(Outcome {
         lower_bound: search.lower_bound.min(search.best_arena),
         plan: MemoryPlan {
@@ -390,7 +460,9 @@ impl Search {
         );
         let unplaced_neighbours = degree;
         let mut by_start: Vec<usize> = fallible::collect(n, 0..n)?;
-        by_start.sort_by_key(|&p| sections[p].0);
+        // Unstable, which needs no scratch, with ties by position: the
+        // order a stable sort gives.
+        by_start.sort_unstable_by_key(|&p| (sections[p].0, p));
         let starts_at: Vec<usize> = fallible::collect(
             section_count + 1,
             (0..=section_count).map(|s| by_start.partition_point(|&p| sections[p].0 < s)),
@@ -441,6 +513,15 @@ impl Search {
         })
     }
 
+    /// The search's state for its observer.
+    fn progress(&self) -> SearchProgress {
+        SearchProgress {
+            nodes: self.nodes,
+            best_arena: self.best_arena,
+            lower_bound: self.lower_bound.min(self.best_arena),
+        }
+    }
+
     /// Whether the whole budget is spent.
     fn out_of_budget(&self) -> bool {
         if self.budget.nodes.is_some_and(|limit| self.nodes >= limit) {
@@ -457,8 +538,11 @@ impl Search {
 
     /// Rounds of decisions with doubling node limits (see the module docs):
     /// the lower bound with each preorder, then halfway to the incumbent,
-    /// then one step below it while that succeeds.
-    fn run(&mut self) {
+    /// then one step below it while that succeeds. Errors:
+    /// [`PlanError::OutOfMemory`] (the incumbent stays sound).
+    fn run(&mut self, observe: &mut dyn FnMut(&SearchProgress)) -> Result<(), PlanError> {
+        let mut reported = (self.best_arena, self.lower_bound);
+        observe(&self.progress());
         let mut limit = (self.sizes.len() as u64).max(64) * 2;
         for round in 0usize.. {
             // Every preorder at the lower bound; then, with one preorder in
@@ -473,7 +557,7 @@ impl Search {
             for (target, preorder) in decisions {
                 loop {
                     if self.best_arena <= self.lower_bound {
-                        return;
+                        return Ok(());
                     }
                     let below_best = self.best_arena.saturating_sub(self.step);
                     let gap = below_best.saturating_sub(self.lower_bound);
@@ -486,38 +570,55 @@ impl Search {
                         _ => break,
                     };
                     self.preorder = preorder;
-                    match self.decide(cap, self.nodes.saturating_add(limit)) {
+                    let decision = self.decide(cap, self.nodes.saturating_add(limit))?;
+                    if matches!(decision, Decision::Infeasible) {
+                        self.lower_bound = self.lower_bound.max(cap.saturating_add(self.step));
+                    }
+                    if (self.best_arena, self.lower_bound) != reported {
+                        reported = (self.best_arena, self.lower_bound);
+                        observe(&self.progress());
+                    }
+                    match decision {
                         Decision::Found if matches!(target, Target::BelowBest) => continue,
                         Decision::Found | Decision::NodeLimit => break,
-                        Decision::Infeasible => {
-                            self.lower_bound = self.lower_bound.max(cap.saturating_add(self.step));
-                            break;
-                        }
-                        Decision::Budget => return,
+                        Decision::Infeasible => break,
+                        Decision::Budget => return Ok(()),
                     }
                 }
             }
             limit = limit.saturating_mul(2);
         }
+        Ok(())
     }
 
     /// Depth-first search for a plan of arena at most `cap`, stopping at
-    /// `node_limit` nodes in total. Leaves the partial plan empty, unless the budget is spent.
-    fn decide(&mut self, cap: usize, node_limit: u64) -> Decision {
+    /// `node_limit` nodes in total. Leaves the partial plan empty, unless the
+    /// budget is spent. Errors: [`PlanError::OutOfMemory`], which leaves the
+    /// partial plan unusable (the incumbent is untouched).
+    fn decide(&mut self, cap: usize, node_limit: u64) -> Result<Decision, PlanError> {
         let Some(range) = self.leftmost_component() else {
-            return Decision::Found; // nothing to place
+            return Ok(Decision::Found); // nothing to place
         };
+        // Ranking and the first candidates cost `O(n log n)`: not begun,
+        // nor continued, past the cap.
+        if past(self.deadline) {
+            return Ok(Decision::Budget);
+        }
         for p in 0..self.rank.len() {
             self.rank[p] = p + 1;
         }
-        self.rerank((0, self.spanning.len()));
+        self.rerank((0, self.spanning.len()))?;
         self.rank_log.clear();
+        if past(self.deadline) {
+            return Ok(Decision::Budget);
+        }
         let mut stack: Vec<Frame> = Vec::new();
-        let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false) else {
-            return Decision::Infeasible;
+        let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false)? else {
+            return Ok(Decision::Infeasible);
         };
         self.stack_keys = self.scratch.len();
         self.stack_candidates = candidates.len();
+        fallible::reserve(&mut stack, 1)?;
         stack.push(Frame {
             candidates,
             dropped: false,
@@ -546,7 +647,7 @@ impl Search {
                 let (tops_len, arena) = (frame.tops_log_len, frame.arena_before);
                 self.unplace(p, tops_len, arena);
                 if stack[k].dropped {
-                    self.restore_candidates(&mut stack[k], cap);
+                    self.restore_candidates(&mut stack[k], cap)?;
                 }
                 if stack[k].hatless {
                     stack[k].next = stack[k].candidates.len();
@@ -584,7 +685,7 @@ impl Search {
             if stack[k].keys.is_empty() && stack[k].count > 1 {
                 // Returned to from a child after giving the keys up: the
                 // partial plan is again as when they were first made.
-                stack[k].keys = self.sorted_keys(stack[k].scan);
+                stack[k].keys = self.sorted_keys(stack[k].scan)?;
                 self.stack_keys += stack[k].keys.len();
             }
 
@@ -594,7 +695,7 @@ impl Search {
             frame.arena_before = self.arena;
             frame.hatless = self.unplaced_neighbours[p] == 0;
             let (active, active_count, owner) = (frame.range, frame.count, frame.owner);
-            let split = self.place(p);
+            let split = self.place(p)?;
 
             if self.placed_count == self.sizes.len() {
                 self.nodes += 1;
@@ -611,6 +712,7 @@ impl Search {
                 let keys = std::mem::take(&mut stack[k].keys);
                 let passes = self.passes_bounds_after(&keys, active, next_range, p, cap);
                 stack[k].keys = keys;
+                let passes = passes?;
                 match passes {
                     Some(found) => continuation = found,
                     None => continue,
@@ -623,11 +725,11 @@ impl Search {
                 // in both cases.
                 let (count, lowest_top) = continuation;
                 if !split {
-                    let candidates = self.continuing_candidates(next_range, after, lowest_top);
+                    let candidates = self.continuing_candidates(next_range, after, lowest_top)?;
                     (candidates, count, owner, Some(k), after, true)
                 } else {
-                    self.rerank(active);
-                    match self.candidates(active, next_range, (0, 0), cap, false) {
+                    self.rerank(active)?;
+                    match self.candidates(active, next_range, (0, 0), cap, false)? {
                         Some((candidates, count)) => {
                             (candidates, count, Some(k), Some(k), (0, 0), false)
                         }
@@ -645,7 +747,7 @@ impl Search {
                     }
                     owner = stack[o].owner;
                 }
-                match self.candidates(next_range, next_range, (0, 0), cap, false) {
+                match self.candidates(next_range, next_range, (0, 0), cap, false)? {
                     Some((candidates, count)) => (candidates, count, owner, owner, (0, 0), false),
                     None => (Vec::new(), 0, owner, owner, (0, 0), false),
                 }
@@ -665,34 +767,37 @@ impl Search {
                 stack[k].candidates = Vec::new();
                 stack[k].dropped = true;
             }
-            stack.push(Frame {
-                candidates,
-                dropped: false,
-                after,
-                monotone,
-                keys: std::mem::take(&mut self.scratch),
-                scan: if active_count > 1 { active } else { next_range },
-                next: 0,
-                placed: None,
-                hatless: false,
-                tops_log_len: 0,
-                arena_before: 0,
-                rank_log_len,
-                range: next_range,
-                count,
-                owner,
-                fence,
-            });
+            fallible::push(
+                &mut stack,
+                Frame {
+                    candidates,
+                    dropped: false,
+                    after,
+                    monotone,
+                    keys: std::mem::take(&mut self.scratch),
+                    scan: if active_count > 1 { active } else { next_range },
+                    next: 0,
+                    placed: None,
+                    hatless: false,
+                    tops_log_len: 0,
+                    arena_before: 0,
+                    rank_log_len,
+                    range: next_range,
+                    count,
+                    owner,
+                    fence,
+                },
+            )?;
         };
         if matches!(decision, Decision::Budget) {
             // The search ends here: resetting would only spend time past the
             // budget.
-            return decision;
+            return Ok(decision);
         }
         // Back to the empty plan at once: popping a deep stack frame by
         // frame recomputes floors all the way down.
         drop(stack);
         self.reset();
-        decision
+        Ok(decision)
     }
 }

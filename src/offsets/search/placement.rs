@@ -3,14 +3,17 @@
 
 use super::overlaps::Overlaps;
 use super::{Frame, Search, UNPLACED};
+use crate::error::PlanError;
+use crate::sys::fallible;
 
 impl Search {
     /// Puts `p` at its floor and raises its unplaced conflicts' floors and
     /// its sections' tops (only the tops are logged: [`Search::unplace`]
     /// recomputes the floors from them). Returns whether `p` was
     /// the last unplaced tensor across one of the section boundaries it
-    /// spans, which cuts its component.
-    pub(super) fn place(&mut self, p: usize) -> bool {
+    /// spans, which cuts its component. Errors: [`PlanError::OutOfMemory`]
+    /// if the tops' log cannot grow (the partial plan is then unusable).
+    pub(super) fn place(&mut self, p: usize) -> Result<bool, PlanError> {
         let offset = self.floor[p];
         let end = offset + self.sizes[p];
         self.offset[p] = offset;
@@ -37,11 +40,13 @@ impl Search {
             if offsets[q] == UNPLACED && floor[q] < end {
                 floor[q] = end;
                 lifted[q] = true;
+                // Each tensor once per placement: within the capacity of
+                // `n` reserved up front, so this never allocates.
                 lifted_list.push(q);
             }
         });
         let (lo, hi) = self.sections[p];
-        self.tops.raise((lo, hi), end);
+        self.tops.raise((lo, hi), end)?;
         for s in lo..hi {
             self.section_unplaced[s] -= self.sizes[p];
         }
@@ -50,18 +55,23 @@ impl Search {
             *count -= 1;
             cut |= *count == 0;
         }
-        cut
+        Ok(cut)
     }
 
     /// Rebuilds the candidates `frame` gave up, once the partial plan is
-    /// again as when they were made.
-    pub(super) fn restore_candidates(&mut self, frame: &mut Frame, cap: usize) {
+    /// again as when they were made. Errors: [`PlanError::OutOfMemory`].
+    pub(super) fn restore_candidates(
+        &mut self,
+        frame: &mut Frame,
+        cap: usize,
+    ) -> Result<(), PlanError> {
         let (scan, range, after, monotone) = (frame.scan, frame.range, frame.after, frame.monotone);
         frame.candidates = self
-            .candidates(scan, range, after, cap, monotone)
+            .candidates(scan, range, after, cap, monotone)?
             .map_or(Vec::new(), |(candidates, _)| candidates);
         self.stack_candidates += frame.candidates.len();
         frame.dropped = false;
+        Ok(())
     }
 
     /// Undoes a frame: its placement, then its re-ranking.
@@ -91,36 +101,42 @@ impl Search {
 
     /// Ranks the unplaced tensors of the sections `range` by the current
     /// preorder with today's totals (ties by input order), reusing the ranks
-    /// they hold so that ranks stay distinct; logs the old ranks.
-    pub(super) fn rerank(&mut self, (lo, hi): (usize, usize)) {
-        let mut members: Vec<usize> = self.by_start[self.starts_at[lo]..self.starts_at[hi]]
-            .iter()
-            .copied()
-            .filter(|&q| self.offset[q] == UNPLACED)
-            .collect();
-        let mut ranks: Vec<usize> = members.iter().map(|&q| self.rank[q]).collect();
+    /// they hold so that ranks stay distinct; logs the old ranks. Errors:
+    /// [`PlanError::OutOfMemory`] (the ranks are then unusable).
+    pub(super) fn rerank(&mut self, (lo, hi): (usize, usize)) -> Result<(), PlanError> {
+        let starting = &self.by_start[self.starts_at[lo]..self.starts_at[hi]];
+        let mut members: Vec<usize> = fallible::collect(
+            starting.len(),
+            starting
+                .iter()
+                .copied()
+                .filter(|&q| self.offset[q] == UNPLACED),
+        )?;
+        let mut ranks: Vec<usize> =
+            fallible::collect(members.len(), members.iter().map(|&q| self.rank[q]))?;
         ranks.sort_unstable();
         // Each key once; the totals from a table of range maxima when the
         // component is wide enough that long tensors would cost a pass each.
-        let busiest = Maxima::new(&self.section_unplaced[lo..hi], hi - lo >= WIDE);
-        let mut keyed: Vec<((u128, u128, u128), usize)> = members
-            .iter()
-            .map(|&q| {
+        let busiest = Maxima::new(&self.section_unplaced[lo..hi], hi - lo >= WIDE)?;
+        let mut keyed: Vec<((u128, u128, u128), usize)> = fallible::collect(
+            members.len(),
+            members.iter().map(|&q| {
                 let (q_lo, q_hi) = self.sections[q];
                 let total = busiest.max(q_lo - lo, q_hi - lo);
                 let (a, b, c) = self.preorder_key(q, total);
                 ((!a, !b, !c), q)
-            })
-            .collect();
+            }),
+        )?;
         keyed.sort_unstable();
         members.clear();
         members.extend(keyed.iter().map(|&(_, q)| q));
         for (&q, &r) in members.iter().zip(&ranks) {
             if self.rank[q] != r {
-                self.rank_log.push((q, self.rank[q]));
+                fallible::push(&mut self.rank_log, (q, self.rank[q]))?;
                 self.rank[q] = r;
             }
         }
+        Ok(())
     }
 
     /// Takes `p` back: the tops to their log length `tops_len`, the arena to
@@ -225,20 +241,22 @@ struct Maxima<'a> {
 }
 
 impl<'a> Maxima<'a> {
-    fn new(values: &'a [usize], table: bool) -> Self {
+    /// Errors: [`PlanError::OutOfMemory`] if the table cannot be had.
+    fn new(values: &'a [usize], table: bool) -> Result<Self, PlanError> {
         let mut levels: Vec<Vec<usize>> = Vec::new();
         if table {
+            fallible::reserve(&mut levels, values.len().max(1).ilog2() as usize)?;
             let mut width = 1;
             while 2 * width <= values.len() {
                 let below = levels.last().map_or(values, |level| level.as_slice());
-                let level = (0..=values.len() - 2 * width)
-                    .map(|i| below[i].max(below[i + width]))
-                    .collect();
+                let len = values.len() + 1 - 2 * width;
+                let level =
+                    fallible::collect(len, (0..len).map(|i| below[i].max(below[i + width])))?;
                 levels.push(level);
                 width *= 2;
             }
         }
-        Maxima { values, levels }
+        Ok(Maxima { values, levels })
     }
 
     /// The maximum of `values[a..b]`, `a < b`.
@@ -291,7 +309,7 @@ mod tests {
                 if let Some(limits) = limits {
                     search.stack_limits = limits;
                 }
-                search.run();
+                search.run(&mut |_| {}).unwrap();
                 (
                     search.best_arena,
                     search.lower_bound,
@@ -312,7 +330,10 @@ mod tests {
         let mut rng = crate::rng::XorShift(0x94D0_49BB_1331_11EB);
         for _ in 0..100 {
             let values: Vec<usize> = (0..1 + rng.below(70)).map(|_| rng.below(1000)).collect();
-            let (table, scan) = (Maxima::new(&values, true), Maxima::new(&values, false));
+            let (table, scan) = (
+                Maxima::new(&values, true).unwrap(),
+                Maxima::new(&values, false).unwrap(),
+            );
             for a in 0..values.len() {
                 for b in a + 1..=values.len() {
                     let expected = values[a..b].iter().copied().max().unwrap();

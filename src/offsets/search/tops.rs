@@ -45,29 +45,33 @@ impl Tops {
     }
 
     /// Records a placement over the sections `(lo, hi)` with top `top`.
-    pub(super) fn raise(&mut self, (lo, hi): (usize, usize), top: usize) {
+    /// Errors: [`PlanError::OutOfMemory`] if the log cannot grow; the tags
+    /// logged so far stay logged, so [`Tops::undo`] still restores them.
+    pub(super) fn raise(&mut self, (lo, hi): (usize, usize), top: usize) -> Result<(), PlanError> {
         let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
         while l < r {
             if l & 1 == 1 {
-                self.tag_node(l, top);
+                self.tag_node(l, top)?;
                 l += 1;
             }
             if r & 1 == 1 {
                 r -= 1;
-                self.tag_node(r, top);
+                self.tag_node(r, top)?;
             }
             l >>= 1;
             r >>= 1;
         }
+        Ok(())
     }
 
-    fn tag_node(&mut self, v: usize, top: usize) {
+    fn tag_node(&mut self, v: usize, top: usize) -> Result<(), PlanError> {
         if self.tag[v] >= top {
-            return;
+            return Ok(());
         }
-        self.log.push((v as u32, self.tag[v]));
+        fallible::push(&mut self.log, (v as u32, self.tag[v]))?;
         self.tag[v] = top;
         self.lift(v);
+        Ok(())
     }
 
     /// Recomputes `below` from `v` up to the root.
@@ -147,7 +151,7 @@ mod tests {
                     let range = (a.min(b), a.max(b) + 1);
                     let top = rng.below(100);
                     history.push((tops.log_len(), plain.clone()));
-                    tops.raise(range, top);
+                    tops.raise(range, top).unwrap();
                     for t in &mut plain[range.0..range.1] {
                         *t = (*t).max(top);
                     }
