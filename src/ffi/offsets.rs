@@ -62,10 +62,10 @@ pub struct aether_plan_options {
     /// `AETHER_STRATEGY_GREEDY` (default), `_HEURISTIC` or `_SEARCH`.
     pub strategy: u32,
     /// Time limit of the whole search call (its heuristic start included) in
-    /// milliseconds, or `AETHER_BUDGET_UNLIMITED`. The default, 60,000, lets
-    /// every call answer; the node budget ends the search long before it on
-    /// problems of hundreds of tensors. A time limit that is reached makes
-    /// the plan depend on the machine.
+    /// milliseconds, or `AETHER_BUDGET_UNLIMITED`, the default: the node
+    /// budget alone ends the search, so the plan is the same on every
+    /// machine. A time limit that is reached makes the plan depend on the
+    /// machine's speed. (0.1.0's default was 60,000.)
     pub budget_ms: u64,
     /// Search node limit (a node is a partial plan that passed the search's
     /// bounds), or `AETHER_BUDGET_UNLIMITED`. The default, 300,000, gives the
@@ -228,7 +228,7 @@ pub unsafe extern "C" fn aether_plan_offsets_explain(
 }
 
 /// Fills `options` with the defaults (greedy, no alignment, a budget of
-/// 300,000 search nodes and 60 seconds) and this version's `struct_size`.
+/// 300,000 search nodes and no time cap) and this version's `struct_size`.
 /// Does nothing if `options` is NULL.
 ///
 /// # Safety
