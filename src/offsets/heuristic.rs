@@ -45,12 +45,16 @@
 //! # Complexity
 //!
 //! `O(n log n + E)` to build the conflict lists (`E` conflicting pairs) and
-//! `O(n log n)` for the pressures and conflict bytes; `O(n² + E)`
-//! per placement by the lowest-floor rule (a linear scan for the lowest key per
-//! step) and `O(n²)` by a fit rule (each tensor walks the placed ones in offset
-//! order). The improvement does `IMPROVEMENT_WORK / (n² + 2E)` rounds, at
-//! least 8 and at most 400: bounded work, 7 to 10 ms on 409 tensors here.
-//! Memory `O(n + E)`.
+//! `O(n log n)` for the pressures, conflict bytes and each ordering (built
+//! one at a time). A lowest-floor placement keeps the unplaced tensors'
+//! (floor, rank) keys in an indexed heap, `O((n + E) log n)`, or scans
+//! them, `O(n² + E)`, whichever costs less for the input (both choose the
+//! same tensor at every step). A fit rule sorts each tensor's placed
+//! conflicts by offset, `O(E log n)` per placement. The improvement does
+//! `IMPROVEMENT_WORK` divided by one placement's cost rounds, at least 8
+//! and at most 400, so its work is a bounded number of placements. A plan
+//! that meets the peak of live bytes (the lower bound) ends the work at
+//! once. Memory `O(n + E)`.
 //!
 //! # At scale
 //!
@@ -66,6 +70,7 @@ use std::time::Instant;
 mod scalable;
 
 use super::conflicts::{self, gcd, lifetime_length, Conflicts, Degrees, Sections};
+use super::peak::try_peak_live_bytes;
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::rng::XorShift;
@@ -74,8 +79,8 @@ use crate::sys::fallible;
 /// How often a placement reads the clock, in tensors placed.
 const CLOCK_PERIOD: usize = 256;
 
-/// Work of the local improvement, in the units of [`Placer::place`]'s cost
-/// (`n² + 2E` per lowest-floor placement): 7 to 10 ms here on 409 tensors, depending on the run.
+/// Work of the local improvement, in the units of a lowest-floor
+/// placement's cost ([`scan_cost`] or [`heap_cost`]).
 const IMPROVEMENT_WORK: usize = 5_000_000;
 /// Bounds on the number of improvement rounds.
 const MIN_ROUNDS: usize = 8;
@@ -99,24 +104,24 @@ pub(crate) fn plan(
     tensors: &[TensorLifetime],
     deadline: Option<Instant>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
+    // No plan is below the peak: one that meets it ends the work.
+    let peak = try_peak_live_bytes(tensors)?;
     let degrees = Degrees::new(tensors)?;
     if !degrees.lists_fit() {
-        return scalable::plan(tensors, degrees, deadline);
+        return scalable::plan(tensors, degrees, peak, deadline);
     }
     let conflicts = Conflicts::from_degrees(tensors, degrees)?;
     let n = conflicts.items.len();
     let sizes: Vec<usize> = fallible::collect(n, conflicts.items.iter().map(|&i| tensors[i].size))?;
-    let mut placer = Placer::new(tensors, &conflicts, &sizes)?;
+    let mut placer = Placer::new(&conflicts, &sizes)?;
     let late = || deadline.is_some_and(|d| Instant::now() >= d);
     let degree: Vec<usize> = fallible::collect(n, conflicts.neighbours.iter().map(Vec::len))?;
 
     let mut best: Option<(usize, Rule)> = None; // (arena, rule)
     let mut best_order: Vec<usize> = fallible::with_capacity(n)?;
     let mut best_offsets: Vec<usize> = fallible::with_capacity(n)?;
-    for (k, order) in orderings(tensors, &conflicts.items, &degree)?
-        .into_iter()
-        .enumerate()
-    {
+    let orders = Orderings::new(tensors, &conflicts.items, &degree)?;
+    'orderings: for k in 0..ORDERINGS {
         // The lowest-floor rule on every ordering (it wins on real problems);
         // the fit rules on the size ordering, as a guard on other inputs.
         let rules: &[Rule] = if k == 0 {
@@ -124,28 +129,35 @@ pub(crate) fn plan(
         } else {
             &[Rule::LowestFloor]
         };
+        if late() {
+            break;
+        }
+        let order = orders.order(k)?;
         for &rule in rules {
             if late() {
-                break;
+                break 'orderings;
             }
-            let Some(arena) = placer.place(&order, rule, usize::MAX, deadline)? else {
-                break; // out of time
+            // Only a smaller arena wins, so a placement may stop as soon as
+            // it reaches the best one.
+            let bound = best.map_or(usize::MAX, |(b, _)| b.saturating_sub(1));
+            let Some(arena) = placer.place(&order, rule, bound, deadline)? else {
+                break 'orderings; // out of time
             };
             if best.map_or(true, |(b, _)| arena < b) {
                 best = Some((arena, rule));
                 best_order.clone_from(&order);
                 best_offsets.clone_from(&placer.offsets);
+                if arena <= peak {
+                    break 'orderings; // optimal
+                }
             }
         }
     }
+    drop(orders);
     let Some((best_arena, rule)) = best else {
         return no_plan(tensors.len(), n);
     };
-    let conflict_entries: usize = conflicts.neighbours.iter().map(Vec::len).sum();
-    let placement_cost = n
-        .saturating_mul(n)
-        .saturating_add(2 * conflict_entries)
-        .max(1);
+    let rounds = rounds(placer.placement_cost());
     let mut best = Best {
         arena: best_arena,
         order: best_order,
@@ -159,7 +171,8 @@ pub(crate) fn plan(
         },
         &sizes,
         &mut best,
-        rounds(placement_cost),
+        rounds,
+        peak,
         deadline,
     )?;
     spread(tensors.len(), &conflicts.items, best)
@@ -230,13 +243,14 @@ impl Placement for Ruled<'_, '_> {
 
 /// Local improvement: perturb the best ordering and place it again with
 /// `placer`, keeping the result when the arena does not grow (so
-/// that the walk can cross plateaus), for `rounds` rounds or until
-/// `deadline`.
+/// that the walk can cross plateaus), for `rounds` rounds, until `deadline`,
+/// or until the arena meets `peak` (no sound plan is smaller).
 fn improve(
     placer: &mut dyn Placement,
     sizes: &[usize],
     best: &mut Best,
     rounds: usize,
+    peak: usize,
     deadline: Option<Instant>,
 ) -> Result<(), PlanError> {
     let n = sizes.len();
@@ -244,7 +258,7 @@ fn improve(
     let mut tops: Vec<usize> = fallible::with_capacity(n)?;
     let mut order: Vec<usize> = fallible::with_capacity(n)?;
     for _ in 0..rounds {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if best.arena <= peak || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
         tops.clear();
@@ -276,43 +290,64 @@ fn improve(
 /// A tensor's ordering key: compared lexicographically, largest first.
 type OrderKey = (u128, u128, u128);
 
-/// The nine orderings of the tensors `items` (each with `degree[p]`
-/// conflicts), as sequences of positions in `items`.
-fn orderings(
-    tensors: &[TensorLifetime],
-    items: &[usize],
-    degree: &[usize],
-) -> Result<Vec<Vec<usize>>, PlanError> {
-    let size = |p: usize| tensors[items[p]].size as u128;
-    let length = |p: usize| lifetime_length(&tensors[items[p]]);
-    let pressure = node_pressure(tensors, items)?;
-    let conflict_bytes = conflicts::conflict_bytes(tensors, items)?;
+/// Number of orderings.
+const ORDERINGS: usize = 9;
 
-    let area = |p: usize| size(p) * length(p);
-    let keys: [&dyn Fn(usize) -> OrderKey; 9] = [
-        &|p| (size(p), 0, 0),
-        &|p| (degree[p] as u128, size(p), 0),
-        &|p| (length(p), size(p), 0),
-        &|p| (area(p), size(p), 0),
-        &|p| (pressure[p], size(p), 0),
-        &|p| (conflict_bytes[p], size(p), 0),
-        &|p| (length(p), area(p), pressure[p]),
-        &|p| (pressure[p], area(p), length(p)),
-        &|p| (pressure[p], length(p), area(p)),
-    ];
-    let mut orders = fallible::with_capacity(keys.len())?;
-    for key in keys {
+/// The nine orderings of the planned tensors, one at a time (each costs
+/// `O(n log n)`; holding them all would cost `9n` words).
+struct Orderings<'a> {
+    tensors: &'a [TensorLifetime],
+    items: &'a [usize],
+    degree: &'a [usize],
+    pressure: Vec<u128>,
+    conflict_bytes: Vec<u128>,
+}
+
+impl<'a> Orderings<'a> {
+    /// The keys of the tensors `items` (each with `degree[p]` conflicts):
+    /// `O(n log n)` time, `O(n)` memory.
+    fn new(
+        tensors: &'a [TensorLifetime],
+        items: &'a [usize],
+        degree: &'a [usize],
+    ) -> Result<Self, PlanError> {
+        Ok(Orderings {
+            tensors,
+            items,
+            degree,
+            pressure: node_pressure(tensors, items)?,
+            conflict_bytes: conflicts::conflict_bytes(tensors, items)?,
+        })
+    }
+
+    /// Ordering `k` (below [`ORDERINGS`]) as a sequence of positions in
+    /// `items`: a stable sort in decreasing key. `O(n log n)`.
+    fn order(&self, k: usize) -> Result<Vec<usize>, PlanError> {
+        let (tensors, items, degree) = (self.tensors, self.items, self.degree);
+        let (pressure, conflict_bytes) = (&self.pressure, &self.conflict_bytes);
+        let size = |p: usize| tensors[items[p]].size as u128;
+        let length = |p: usize| lifetime_length(&tensors[items[p]]);
+        let area = |p: usize| size(p) * length(p);
+        let key = |p: usize| -> OrderKey {
+            match k {
+                0 => (size(p), 0, 0),
+                1 => (degree[p] as u128, size(p), 0),
+                2 => (length(p), size(p), 0),
+                3 => (area(p), size(p), 0),
+                4 => (pressure[p], size(p), 0),
+                5 => (conflict_bytes[p], size(p), 0),
+                6 => (length(p), area(p), pressure[p]),
+                7 => (pressure[p], area(p), length(p)),
+                _ => (pressure[p], length(p), area(p)),
+            }
+        };
         // A stable sort on precomputed keys (what `sort_by_cached_key` does,
-        // with the keys allocated fallibly).
+        // with the keys allocated fallibly): the position breaks ties.
         let mut keyed: Vec<(Reverse<OrderKey>, usize)> =
             fallible::collect(items.len(), (0..items.len()).map(|p| (Reverse(key(p)), p)))?;
         keyed.sort_unstable();
-        orders.push(fallible::collect(
-            items.len(),
-            keyed.iter().map(|&(_, p)| p),
-        )?);
+        fallible::collect(items.len(), keyed.iter().map(|&(_, p)| p))
     }
-    Ok(orders)
 }
 
 /// For each planned tensor, the live bytes at the busiest node of its
@@ -360,14 +395,19 @@ fn node_pressure(tensors: &[TensorLifetime], items: &[usize]) -> Result<Vec<u128
 struct Placer<'a> {
     conflicts: &'a Conflicts,
     sizes: &'a [usize],
-    first: Vec<usize>,
-    last: Vec<usize>,
     offsets: Vec<usize>,
     placed: Vec<bool>,
-    /// The placed tensors by increasing offset.
-    by_offset: Vec<usize>,
+    /// Scratch of the fit rules: the placed conflicts of one tensor, as
+    /// (offset, end) pairs.
+    spans: Vec<(usize, usize)>,
     /// Scratch of the lowest-floor rule: each unplaced tensor's key slot.
     position: Vec<usize>,
+    /// Scratch of the lowest-floor heap: each rank's slot in the heap.
+    slot: Vec<usize>,
+    /// Whether the lowest-floor rule keeps its keys in a heap (`O((n + E)
+    /// log n)` per placement) rather than scanning them (`O(n² + E)`): the
+    /// cheaper of the two for this input; both choose the same tensors.
+    heap: bool,
     /// Greatest common divisor of the sizes (1 if there are none): every
     /// floor is a multiple of it.
     unit: usize,
@@ -376,30 +416,41 @@ struct Placer<'a> {
 }
 
 impl<'a> Placer<'a> {
-    fn new(
-        tensors: &[TensorLifetime],
-        conflicts: &'a Conflicts,
-        sizes: &'a [usize],
-    ) -> Result<Self, PlanError> {
+    fn new(conflicts: &'a Conflicts, sizes: &'a [usize]) -> Result<Self, PlanError> {
         let n = sizes.len();
-        let items = &conflicts.items;
+        let entries = conflicts.neighbours.iter().map(Vec::len).sum();
         Ok(Placer {
             conflicts,
             sizes,
-            first: fallible::collect(n, items.iter().map(|&i| tensors[i].first_use))?,
-            last: fallible::collect(n, items.iter().map(|&i| tensors[i].last_use))?,
             offsets: fallible::filled(n, 0)?,
             placed: fallible::filled(n, false)?,
-            by_offset: fallible::with_capacity(n)?,
+            spans: fallible::with_capacity(
+                conflicts.neighbours.iter().map(Vec::len).max().unwrap_or(0),
+            )?,
             position: fallible::with_capacity(n)?,
+            slot: fallible::with_capacity(n)?,
+            heap: heap_cost(n, entries) < scan_cost(n, entries),
             unit: sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1),
             total: sizes.iter().fold(0usize, |t, &s| t.saturating_add(s)),
         })
     }
 
+    /// The cost of one placement by the lowest-floor rule, in the units of
+    /// [`IMPROVEMENT_WORK`].
+    fn placement_cost(&self) -> usize {
+        let n = self.sizes.len();
+        let entries = self.conflicts.neighbours.iter().map(Vec::len).sum();
+        if self.heap {
+            heap_cost(n, entries)
+        } else {
+            scan_cost(n, entries)
+        }
+    }
+
     /// Places every tensor by `rule` in `order` (for the lowest-floor rule,
     /// `order` only breaks ties); returns the arena, or `None` if `deadline`
-    /// passed first (the clock is read every [`CLOCK_PERIOD`] tensors).
+    /// passed first (the clock is read every [`CLOCK_PERIOD`] tensors). Stops
+    /// as soon as the arena passes `bound` (the offsets are then partial).
     fn place(
         &mut self,
         order: &[usize],
@@ -411,7 +462,6 @@ impl<'a> Placer<'a> {
         if rule == Rule::LowestFloor {
             return self.place_lowest_floor(order, bound, deadline);
         }
-        self.by_offset.clear();
         let mut arena = 0usize;
         for (k, &p) in order.iter().enumerate() {
             if k % CLOCK_PERIOD == CLOCK_PERIOD - 1 && deadline.is_some_and(|d| Instant::now() >= d)
@@ -426,48 +476,36 @@ impl<'a> Placer<'a> {
                 })?;
             self.offsets[p] = offset;
             self.placed[p] = true;
-            let at = self
-                .by_offset
-                .partition_point(|&q| self.offsets[q] <= offset);
-            self.by_offset.insert(at, p);
             arena = arena.max(end);
+            if arena > bound {
+                return Ok(Some(arena)); // cannot win: stop early
+            }
         }
         Ok(Some(arena))
     }
 
     /// The offset `rule` gives `p` among the placed tensors whose lifetimes
     /// meet its own: the chosen free interval below the top of them, or that
-    /// top if none fits. Walking the placed tensors in offset order visits
-    /// the occupied ranges sorted, with no sort per tensor.
-    fn free_interval(&self, p: usize, rule: Rule) -> usize {
+    /// top if none fits. The placed conflicts, sorted by offset, give the
+    /// occupied ranges in order: `O(d log d)` for `d` conflicts.
+    fn free_interval(&mut self, p: usize, rule: Rule) -> usize {
         let size = self.sizes[p];
-        let (first, last) = (self.first[p], self.last[p]);
-        let mut best: Option<(usize, usize)> = None; // (interval length, offset)
-        let mut covered_to = 0usize;
-        for &q in &self.by_offset {
-            if self.first[q] > last || first > self.last[q] {
-                continue;
+        let neighbours = &self.conflicts.neighbours[p];
+        // Room for every conflict was reserved in `new`.
+        self.spans.clear();
+        for &q in neighbours {
+            if self.placed[q] {
+                // Placed ends were checked not to overflow.
+                self.spans
+                    .push((self.offsets[q], self.offsets[q] + self.sizes[q]));
             }
-            let start = self.offsets[q];
-            if start > covered_to {
-                let gap = start - covered_to;
-                if gap >= size {
-                    if rule == Rule::FirstFit {
-                        return covered_to;
-                    }
-                    if best.map_or(true, |(len, _)| gap < len) {
-                        best = Some((gap, covered_to));
-                    }
-                }
-            }
-            covered_to = covered_to.max(start + self.sizes[q]);
         }
-        best.map_or(covered_to, |(_, offset)| offset)
+        self.spans.sort_unstable();
+        choose_interval(&self.spans, size, rule)
     }
 
-    /// The lowest-floor rule: a linear scan for the least (floor, rank) key
-    /// per step. `O(n² + E)`, and faster than a heap here: a heap holds one
-    /// entry per raised floor, `O(E)` of them.
+    /// The lowest-floor rule: repeatedly the unplaced tensor of least
+    /// (floor, rank) key, by a heap or a scan ([`Placer::heap`]).
     fn place_lowest_floor(
         &mut self,
         order: &[usize],
@@ -475,13 +513,73 @@ impl<'a> Placer<'a> {
         deadline: Option<Instant>,
     ) -> Result<Option<usize>, PlanError> {
         // Floors are sums of sizes, so multiples of their gcd; 64-bit keys
-        // (floor / gcd, rank) when those fit, which scan faster.
+        // (floor / gcd, rank) when those fit, which compare faster.
         let units = self.total / self.unit;
-        if units < 1 << 40 && order.len() < 1 << 24 {
-            self.place_lowest_floor_keyed::<u64>(order, bound, deadline)
-        } else {
-            self.place_lowest_floor_keyed::<u128>(order, bound, deadline)
+        let narrow = units < 1 << 40 && order.len() < 1 << 24;
+        match (self.heap, narrow) {
+            (true, true) => self.place_lowest_floor_heap::<u64>(order, bound, deadline),
+            (true, false) => self.place_lowest_floor_heap::<u128>(order, bound, deadline),
+            (false, true) => self.place_lowest_floor_keyed::<u64>(order, bound, deadline),
+            (false, false) => self.place_lowest_floor_keyed::<u128>(order, bound, deadline),
         }
+    }
+
+    /// The lowest-floor rule on keys `K` in an indexed binary min-heap: keys
+    /// only rise (a placement raises its conflicts' floors), so a raise sifts
+    /// its key down. `O((n + E) log n)`, `O(n)` scratch. Stops as soon as
+    /// the arena passes `bound`.
+    fn place_lowest_floor_heap<K: Key>(
+        &mut self,
+        order: &[usize],
+        bound: usize,
+        deadline: Option<Instant>,
+    ) -> Result<Option<usize>, PlanError> {
+        const GONE: usize = usize::MAX;
+        let n = order.len();
+        // Keys by increasing rank, all at floor 0: already a heap.
+        let mut heap = Heap {
+            keys: fallible::collect(n, (0..n).map(|r| K::new(0, r)))?,
+            slot: &mut self.slot,
+        };
+        heap.slot.clear();
+        heap.slot.extend(0..n);
+        // Each tensor's rank while unplaced.
+        let rank = &mut self.position;
+        rank.clear();
+        rank.resize(n, GONE);
+        for (r, &p) in order.iter().enumerate() {
+            rank[p] = r;
+        }
+        let unit = self.unit;
+        let mut arena = 0usize;
+        while let Some(least) = heap.pop() {
+            if heap.keys.len() % CLOCK_PERIOD == 0 && deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                return Ok(None);
+            }
+            let p = order[least.rank()];
+            rank[p] = GONE;
+            let offset = least.floor() * unit;
+            let end = offset
+                .checked_add(self.sizes[p])
+                .ok_or(PlanError::Overflow {
+                    tensor: self.conflicts.items[p],
+                })?;
+            self.offsets[p] = offset;
+            self.placed[p] = true;
+            arena = arena.max(end);
+            if arena > bound {
+                return Ok(Some(arena)); // cannot win: stop early
+            }
+            let end_units = end / unit;
+            for &q in &self.conflicts.neighbours[p] {
+                let r = rank[q];
+                if r != GONE {
+                    heap.raise(r, K::new(end_units, r));
+                }
+            }
+        }
+        Ok(Some(arena))
     }
 
     /// The lowest-floor rule on keys `K`: repeatedly the least (floor, rank)
@@ -548,6 +646,99 @@ impl<'a> Placer<'a> {
         }
         Ok(Some(arena))
     }
+}
+
+/// An indexed binary min-heap of [`Key`]s, one per rank, whose keys only
+/// rise.
+struct Heap<'s, K> {
+    keys: Vec<K>,
+    /// Each rank's index in `keys` (stale once the rank is popped).
+    slot: &'s mut Vec<usize>,
+}
+
+impl<K: Key> Heap<'_, K> {
+    /// Removes and returns the least key: `O(log n)`.
+    fn pop(&mut self) -> Option<K> {
+        let last = self.keys.pop()?;
+        let Some(&least) = self.keys.first() else {
+            return Some(last);
+        };
+        self.keys[0] = last;
+        self.slot[last.rank()] = 0;
+        self.sift_down(0);
+        Some(least)
+    }
+
+    /// Raises the key of `rank` (in the heap) to `key` if that is larger:
+    /// `O(log n)`.
+    fn raise(&mut self, rank: usize, key: K) {
+        let at = self.slot[rank];
+        if self.keys[at] < key {
+            self.keys[at] = key;
+            self.sift_down(at);
+        }
+    }
+
+    fn sift_down(&mut self, mut at: usize) {
+        let key = self.keys[at];
+        let len = self.keys.len();
+        loop {
+            let left = 2 * at + 1;
+            if left >= len {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < len && self.keys[right] < self.keys[left] {
+                right
+            } else {
+                left
+            };
+            if self.keys[child] >= key {
+                break;
+            }
+            self.keys[at] = self.keys[child];
+            self.slot[self.keys[at].rank()] = at;
+            at = child;
+        }
+        self.keys[at] = key;
+        self.slot[key.rank()] = at;
+    }
+}
+
+/// The first fit (lowest) or best fit (smallest, lowest on ties) free
+/// interval of `size` bytes below the top of the occupied `spans` (offset,
+/// end), sorted by offset; that top when none fits.
+fn choose_interval(spans: &[(usize, usize)], size: usize, rule: Rule) -> usize {
+    let mut best: Option<(usize, usize)> = None; // (interval length, offset)
+    let mut covered_to = 0usize;
+    for &(start, end) in spans {
+        if start > covered_to {
+            let gap = start - covered_to;
+            if gap >= size {
+                if rule == Rule::FirstFit {
+                    return covered_to;
+                }
+                if best.map_or(true, |(len, _)| gap < len) {
+                    best = Some((gap, covered_to));
+                }
+            }
+        }
+        covered_to = covered_to.max(end);
+    }
+    best.map_or(covered_to, |(_, offset)| offset)
+}
+
+/// Units of work of one lowest-floor placement by a scan: `n²` key
+/// comparisons plus the conflict lists' `entries`.
+fn scan_cost(n: usize, entries: usize) -> usize {
+    n.saturating_mul(n).saturating_add(2 * entries).max(1)
+}
+
+/// Units of work of one lowest-floor placement by the heap: `n` pops and at
+/// most `entries` raises, `log₂ n` steps each.
+fn heap_cost(n: usize, entries: usize) -> usize {
+    let depth = (usize::BITS - n.leading_zeros()) as usize;
+    n.saturating_add(entries).saturating_mul(depth).max(1)
 }
 
 /// A (floor in units, rank) key ordered by floor, then rank.
