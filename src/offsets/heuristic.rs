@@ -771,3 +771,248 @@ impl Key for u128 {
         self as u64 as usize
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seeded tables of up to `count` tensors over `horizon` nodes: short
+    /// and long lifetimes, repeated sizes and zero sizes.
+    fn random_table(below: &mut dyn FnMut(usize) -> usize, count: usize) -> Vec<TensorLifetime> {
+        let horizon = 1 + below(80);
+        (0..below(count + 1))
+            .map(|_| {
+                let first = below(horizon);
+                let span = if below(5) == 0 { horizon } else { 6 };
+                let last = (first + below(span)).min(horizon);
+                TensorLifetime::new([0, 8, 16, 24, 40, 64][below(6)], first, last)
+            })
+            .collect()
+    }
+
+    /// Whether the lifetimes of planned positions `p` and `q` meet, read from
+    /// the tensors (not from the conflict lists).
+    fn meet(tensors: &[TensorLifetime], items: &[usize], p: usize, q: usize) -> bool {
+        let (a, b) = (&tensors[items[p]], &tensors[items[q]]);
+        a.first_use <= b.last_use && b.first_use <= a.last_use
+    }
+
+    /// The lowest-floor rule by its definition: at each step, every unplaced
+    /// tensor's floor is the top of the placed tensors whose lifetimes meet
+    /// its own, and the least (floor, rank) is placed. `O(n³)`.
+    fn naive_lowest_floor(
+        tensors: &[TensorLifetime],
+        items: &[usize],
+        order: &[usize],
+        bound: usize,
+    ) -> (usize, Vec<Option<usize>>) {
+        let n = order.len();
+        let mut offsets: Vec<Option<usize>> = vec![None; n];
+        let mut arena = 0;
+        for _ in 0..n {
+            let (floor, _, p) = (0..n)
+                .map(|r| (r, order[r]))
+                .filter(|&(_, p)| offsets[p].is_none())
+                .map(|(r, p)| {
+                    let floor = (0..n)
+                        .filter(|&q| meet(tensors, items, p, q))
+                        .filter_map(|q| offsets[q].map(|o| o + tensors[items[q]].size))
+                        .max()
+                        .unwrap_or(0);
+                    (floor, r, p)
+                })
+                .min()
+                .unwrap();
+            offsets[p] = Some(floor);
+            arena = arena.max(floor + tensors[items[p]].size);
+            if arena > bound {
+                break;
+            }
+        }
+        (arena, offsets)
+    }
+
+    /// The fit rules the way they were first written: each tensor walks every
+    /// placed tensor in offset order, skipping those whose lifetimes do not
+    /// meet its own.
+    fn naive_fit(
+        tensors: &[TensorLifetime],
+        items: &[usize],
+        order: &[usize],
+        rule: Rule,
+    ) -> (usize, Vec<usize>) {
+        let size = |p: usize| tensors[items[p]].size;
+        let mut offsets = vec![0; order.len()];
+        let mut by_offset: Vec<usize> = Vec::new();
+        let mut arena = 0;
+        for &p in order {
+            let mut best: Option<(usize, usize)> = None;
+            let mut covered_to = 0;
+            let mut chosen = None;
+            for &q in &by_offset {
+                if !meet(tensors, items, p, q) {
+                    continue;
+                }
+                let start = offsets[q];
+                if start > covered_to && start - covered_to >= size(p) {
+                    let gap = start - covered_to;
+                    if rule == Rule::FirstFit {
+                        chosen = Some(covered_to);
+                        break;
+                    }
+                    if best.map_or(true, |(len, _)| gap < len) {
+                        best = Some((gap, covered_to));
+                    }
+                }
+                covered_to = covered_to.max(start + size(q));
+            }
+            let offset = chosen.unwrap_or(best.map_or(covered_to, |(_, o)| o));
+            offsets[p] = offset;
+            let at = by_offset.partition_point(|&q| offsets[q] <= offset);
+            by_offset.insert(at, p);
+            arena = arena.max(offset + size(p));
+        }
+        (arena, offsets)
+    }
+
+    /// The heap and the scan of the lowest-floor rule both give the plans of
+    /// the rule's definition (same offsets, same arena, same early stop), on
+    /// every ordering of seeded random tables.
+    #[test]
+    fn the_heap_and_the_scan_give_the_lowest_floor_plans() {
+        let mut rng = XorShift(0x5DEE_CE66_D1CE_4E5B);
+        let mut below = |bound: usize| rng.below(bound);
+        for _ in 0..300 {
+            let tensors = random_table(&mut below, 60);
+            let conflicts = Conflicts::new(&tensors).unwrap();
+            let items = &conflicts.items;
+            let sizes: Vec<usize> = items.iter().map(|&i| tensors[i].size).collect();
+            let degree: Vec<usize> = conflicts.neighbours.iter().map(Vec::len).collect();
+            let orders = Orderings::new(&tensors, items, &degree).unwrap();
+            let mut placer = Placer::new(&conflicts, &sizes).unwrap();
+            for k in 0..ORDERINGS {
+                let order = orders.order(k).unwrap();
+                for bound in [usize::MAX, 100] {
+                    let (arena, expected) = naive_lowest_floor(&tensors, items, &order, bound);
+                    for heap in [false, true] {
+                        placer.heap = heap;
+                        let got = placer.place(&order, Rule::LowestFloor, bound, None);
+                        assert_eq!(got.unwrap(), Some(arena), "heap {heap}: {tensors:?}");
+                        for (p, offset) in expected.iter().enumerate() {
+                            if let Some(offset) = *offset {
+                                assert_eq!(placer.offsets[p], offset, "heap {heap}: {tensors:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The fit rules from each tensor's sorted placed conflicts give the
+    /// plans of the walk over every placed tensor, bit for bit.
+    #[test]
+    fn the_fit_rules_from_conflict_lists_give_the_walks_plans() {
+        let mut rng = XorShift(0x1234_5678_9ABC_DEF1);
+        let mut below = |bound: usize| rng.below(bound);
+        for _ in 0..300 {
+            let tensors = random_table(&mut below, 60);
+            let conflicts = Conflicts::new(&tensors).unwrap();
+            let items = &conflicts.items;
+            let sizes: Vec<usize> = items.iter().map(|&i| tensors[i].size).collect();
+            let degree: Vec<usize> = conflicts.neighbours.iter().map(Vec::len).collect();
+            let orders = Orderings::new(&tensors, items, &degree).unwrap();
+            let mut placer = Placer::new(&conflicts, &sizes).unwrap();
+            for k in [0, 2, 6] {
+                let order = orders.order(k).unwrap();
+                for rule in [Rule::BestFit, Rule::FirstFit] {
+                    let (arena, offsets) = naive_fit(&tensors, items, &order, rule);
+                    let got = placer.place(&order, rule, usize::MAX, None).unwrap();
+                    assert_eq!(got, Some(arena), "{rule:?}: {tensors:?}");
+                    assert_eq!(placer.offsets, offsets, "{rule:?}: {tensors:?}");
+                }
+            }
+        }
+    }
+
+    /// No two planned tensors whose lifetimes meet share a byte, by a check
+    /// of every pair; the arena is the top of the extents and at least the
+    /// peak.
+    fn assert_sound(tensors: &[TensorLifetime], plan: &MemoryPlan) {
+        let mut top = 0;
+        for (i, a) in tensors.iter().enumerate() {
+            if a.size == 0 {
+                assert_eq!(plan.offsets[i], 0);
+                continue;
+            }
+            top = top.max(plan.offsets[i] + a.size);
+            for (j, b) in tensors.iter().enumerate().skip(i + 1) {
+                let lifetimes = a.first_use <= b.last_use && b.first_use <= a.last_use;
+                let bytes = plan.offsets[i] < plan.offsets[j] + b.size
+                    && plan.offsets[j] < plan.offsets[i] + a.size;
+                assert!(
+                    b.size == 0 || !(lifetimes && bytes),
+                    "tensors {i} and {j} share bytes"
+                );
+            }
+        }
+        assert_eq!(plan.arena_size, top);
+        assert!(plan.arena_size >= try_peak_live_bytes(tensors).unwrap());
+    }
+
+    /// Every plan is sound on seeded random tables (listed path).
+    #[test]
+    fn plans_are_sound_by_a_pairwise_check() {
+        let mut rng = XorShift(0x0F0F_1234_4321_F0F0);
+        let mut below = |bound: usize| rng.below(bound);
+        for _ in 0..300 {
+            let tensors = random_table(&mut below, 80);
+            let plan = plan(&tensors, None).unwrap().unwrap();
+            assert_sound(&tensors, &plan);
+        }
+    }
+
+    /// A table every sound plan of which would do: the first candidate meets
+    /// the peak (lifetimes pairwise disjoint, or all of them nested in one
+    /// node so that stacking is optimal), and the plan returns that arena.
+    /// On tables the lists cannot hold, the lowest-floor plan on the size
+    /// ordering stacks all-live tensors, meeting the peak without the greedy.
+    #[test]
+    fn a_plan_that_meets_the_peak_returns_the_peak() {
+        let mut rng = XorShift(0x7777_5555_3333_1111);
+        for _ in 0..50 {
+            let count = 1 + rng.below(40);
+            let disjoint: Vec<TensorLifetime> = (0..count)
+                .map(|i| TensorLifetime::new(8 * (1 + rng.below(9)), 2 * i, 2 * i + 1))
+                .collect();
+            let all_live: Vec<TensorLifetime> = (0..count)
+                .map(|_| TensorLifetime::new(8 * (1 + rng.below(9)), rng.below(3), 5))
+                .collect();
+            for tensors in [disjoint, all_live] {
+                let plan = plan(&tensors, None).unwrap().unwrap();
+                // The live bytes at every first use, by their definition.
+                let peak: usize = (tensors.iter().map(|x| x.first_use))
+                    .map(|t| {
+                        tensors
+                            .iter()
+                            .filter(|x| x.first_use <= t && t <= x.last_use)
+                            .map(|x| x.size)
+                            .sum::<usize>()
+                    })
+                    .max()
+                    .unwrap();
+                assert_eq!(plan.arena_size, peak, "{tensors:?}");
+                assert_sound(&tensors, &plan);
+            }
+        }
+        // 3000 tensors live at one node: 9 M list entries, past the limit.
+        let tensors: Vec<TensorLifetime> = (0..3000)
+            .map(|i| TensorLifetime::new(64 * (1 + i % 7), i % 5, 10))
+            .collect();
+        assert!(!Degrees::new(&tensors).unwrap().lists_fit());
+        let plan = plan(&tensors, None).unwrap().unwrap();
+        let total: usize = tensors.iter().map(|t| t.size).sum();
+        assert_eq!(plan.arena_size, total);
+        assert_sound(&tensors, &plan);
+    }
+}
