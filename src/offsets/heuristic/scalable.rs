@@ -462,7 +462,9 @@ mod tests {
             let conflicts = Conflicts::new(&tensors).unwrap();
             let items = &conflicts.items;
             let sizes: Vec<usize> = items.iter().map(|&i| tensors[i].size).collect();
-            let degree: Vec<usize> = conflicts.neighbours.iter().map(Vec::len).collect();
+            let degree: Vec<usize> = (0..items.len())
+                .map(|p| conflicts.neighbours(p).len())
+                .collect();
             let mut listed = Placer::new(&conflicts, &sizes).unwrap();
             let mut tree = FloorTree::new(&tensors, items, &sizes, None).unwrap();
             let orders = Orderings::new(&tensors, items, &degree).unwrap();
