@@ -99,7 +99,15 @@ pub(super) fn plan(
         best.offsets.clone_from(&placer.offsets);
         lowest_floor_won = true;
     }
-    for k in 1..ORDERINGS {
+    // When the budget cannot take every ordering, the ones by conflict
+    // bytes and by length, area and pressure (the best on sliding windows)
+    // go first; otherwise the listed heuristic's order, whose ties it keeps.
+    let rest: [usize; ORDERINGS - 1] = if work.saturating_mul(ORDERINGS - 1) > SCALABLE_WORK {
+        [5, 6, 7, 8, 4, 1, 2, 3]
+    } else {
+        [1, 2, 3, 4, 5, 6, 7, 8]
+    };
+    for k in rest {
         if first.is_none()
             || work >= SCALABLE_WORK
             || best.arena <= peak
