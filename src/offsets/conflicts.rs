@@ -14,9 +14,11 @@ use crate::sys::fallible;
 pub(crate) struct Conflicts {
     /// Input indices of the tensors with a non-zero size, in input order.
     pub(crate) items: Vec<usize>,
-    /// For each position in `items`, the positions of the tensors whose
-    /// lifetimes intersect its own.
-    pub(crate) neighbours: Vec<Vec<usize>>,
+    /// The conflict lists end to end: position `p`'s list (the positions of
+    /// the tensors whose lifetimes intersect its own) is
+    /// `list[starts[p]..starts[p + 1]]`. One allocation, not one per tensor.
+    starts: Vec<usize>,
+    list: Vec<usize>,
 }
 
 /// Above this many list entries (each end of a conflicting pair, 8 bytes
@@ -109,21 +111,45 @@ impl Conflicts {
         fallible::refuse_above_half_available(
             entries.saturating_mul(std::mem::size_of::<usize>()),
         )?;
-        let mut neighbours: Vec<Vec<usize>> = fallible::with_capacity(items.len())?;
+        let mut starts: Vec<usize> = fallible::with_capacity(items.len() + 1)?;
+        let mut sum = 0usize;
+        starts.push(0);
         for &d in &degree {
-            neighbours.push(fallible::with_capacity(d)?);
+            sum += d;
+            starts.push(sum);
         }
+        drop(degree);
+        let mut list = fallible::filled(sum, 0usize)?;
+        // Each list's next free entry.
+        let mut next: Vec<usize> = fallible::collect(items.len(), starts.iter().copied())?;
         for (k, &p) in by_start.iter().enumerate() {
             let last = tensors[items[p]].last_use;
             for &q in by_start[k + 1..]
                 .iter()
                 .take_while(|&&q| tensors[items[q]].first_use <= last)
             {
-                neighbours[p].push(q);
-                neighbours[q].push(p);
+                list[next[p]] = q;
+                next[p] += 1;
+                list[next[q]] = p;
+                next[q] += 1;
             }
         }
-        Ok(Conflicts { items, neighbours })
+        Ok(Conflicts {
+            items,
+            starts,
+            list,
+        })
+    }
+
+    /// The positions of the tensors whose lifetimes intersect that of
+    /// position `p`.
+    pub(crate) fn neighbours(&self, p: usize) -> &[usize] {
+        &self.list[self.starts[p]..self.starts[p + 1]]
+    }
+
+    /// The number of list entries (twice the conflicting pairs).
+    pub(crate) fn entries(&self) -> usize {
+        self.list.len()
     }
 }
 
@@ -250,7 +276,8 @@ mod tests {
             let expected: Vec<usize> = (0..count).filter(|&i| tensors[i].size > 0).collect();
             assert_eq!(conflicts.items, expected);
             for (p, &i) in conflicts.items.iter().enumerate() {
-                let mut listed: Vec<usize> = conflicts.neighbours[p]
+                let mut listed: Vec<usize> = conflicts
+                    .neighbours(p)
                     .iter()
                     .map(|&q| conflicts.items[q])
                     .collect();
@@ -265,7 +292,7 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(listed, intersecting, "tensor {i} of {tensors:?}");
-                assert_eq!(conflicts.neighbours[p].len(), listed.len());
+                assert_eq!(conflicts.neighbours(p).len(), listed.len());
                 let bytes: u128 = intersecting.iter().map(|&j| tensors[j].size as u128).sum();
                 assert_eq!(
                     conflict_bytes(&tensors, &conflicts.items).unwrap()[p],

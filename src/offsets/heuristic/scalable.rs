@@ -8,7 +8,7 @@
 //! lowest-floor rule, then the same seeded local improvement. Best fit on the
 //! size ordering is exactly the specification's greedy, so that plan is the
 //! greedy's own, made by its segment tree: the result is never larger than
-//! the greedy's. First fit is not run here, and when best fit wins no
+//! the greedy's (or meets the peak without it). First fit is not run here, and when best fit wins no
 //! improvement follows (both would need a fit structure per ordering).
 //!
 //! A tensor's floor is the top of its placed conflicts, so placing `p` with
@@ -31,14 +31,18 @@
 //!
 //! A placement visits `O(√n)` subtrees straddling a quadrant's edges, plus
 //! the subtrees whose second floor a raise passes (each such visit merges
-//! floors); `O(n log n)` to build the tree. Memory `O(n)`, no conflict
-//! lists.
+//! floors); `O(n log n)` to build the tree. The placements after the first
+//! and the improvement share a bounded budget of visits
+//! ([`SCALABLE_WORK`]), so at large `n` the plan costs a few placements.
+//! The lowest-floor plan on the size ordering comes first, and a plan that
+//! meets the peak of live bytes ends the work (the greedy is then not
+//! run). Memory `O(n)`, no conflict lists.
 //!
 //! [`LIST_ENTRY_LIMIT`]: crate::offsets::conflicts::LIST_ENTRY_LIMIT
 
 use std::time::Instant;
 
-use super::{improve, orderings, rounds, spread, Best, Placement, CLOCK_PERIOD};
+use super::{improve, rounds, spread, Best, Orderings, Placement, CLOCK_PERIOD, ORDERINGS};
 use crate::error::PlanError;
 use crate::offsets::conflicts::Degrees;
 use crate::offsets::greedy::try_plan_offsets;
@@ -54,44 +58,94 @@ use crate::sys::fallible;
 pub(super) fn plan(
     tensors: &[TensorLifetime],
     degrees: Degrees,
+    peak: usize,
     deadline: Option<Instant>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
     let items = &degrees.items;
     let n = items.len();
     let sizes: Vec<usize> = fallible::collect(n, items.iter().map(|&i| tensors[i].size))?;
-    let orders = orderings(tensors, items, &degrees.degree)?;
+    let orders = Orderings::new(tensors, items, &degrees.degree)?;
+    let mut placer = FloorTree::new(tensors, items, &sizes, deadline)?;
+
+    // The lowest floor on the size ordering first: on dense tables it often
+    // meets the peak, and then the greedy, the costliest candidate there, is
+    // not needed.
+    let size_order = orders.order(0)?;
+    let first = placer.place(&size_order, usize::MAX)?;
+    if first.is_some_and(|arena| arena <= peak) {
+        let best = Best {
+            arena: peak,
+            offsets: fallible::collect(n, placer.offsets.iter().copied())?,
+            order: size_order,
+        };
+        return spread(tensors.len(), items, best); // optimal
+    }
+    let mut work = placer.visits;
 
     // Best fit on the size ordering: the greedy.
     let greedy = try_plan_offsets(tensors)?;
+    if greedy.arena_size <= peak {
+        return Ok(Some(greedy)); // optimal
+    }
     let mut best = Best {
         arena: greedy.arena_size,
-        order: fallible::collect(n, orders[0].iter().copied())?,
+        order: size_order,
         offsets: fallible::collect(n, items.iter().map(|&i| greedy.offsets[i]))?,
     };
     drop(greedy);
     let mut lowest_floor_won = false;
-    let mut placer = FloorTree::new(tensors, items, &sizes, deadline)?;
-    for order in &orders {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+    if let Some(arena) = first.filter(|&arena| arena < best.arena) {
+        best.arena = arena;
+        best.offsets.clone_from(&placer.offsets);
+        lowest_floor_won = true;
+    }
+    // When the budget cannot take every ordering, the ones by conflict
+    // bytes and by length, area and pressure (the best on sliding windows)
+    // go first; otherwise the listed heuristic's order, whose ties it keeps.
+    let rest: [usize; ORDERINGS - 1] = if work.saturating_mul(ORDERINGS - 1) > SCALABLE_WORK {
+        [5, 6, 7, 8, 4, 1, 2, 3]
+    } else {
+        [1, 2, 3, 4, 5, 6, 7, 8]
+    };
+    for k in rest {
+        if first.is_none()
+            || work >= SCALABLE_WORK
+            || best.arena <= peak
+            || deadline.is_some_and(|d| Instant::now() >= d)
+        {
             break;
         }
-        let Some(arena) = placer.place(order, usize::MAX)? else {
+        let order = orders.order(k)?;
+        // Only a smaller arena wins: stop a placement once it reaches the
+        // best one.
+        let placed = placer.place(&order, best.arena - 1)?;
+        work = work.saturating_add(placer.visits);
+        let Some(arena) = placed else {
             break; // out of time
         };
         if arena < best.arena {
             best.arena = arena;
-            best.order.clone_from(order);
+            best.order = order;
             best.offsets.clone_from(&placer.offsets);
             lowest_floor_won = true;
         }
     }
     drop(orders);
     if lowest_floor_won {
-        let cost = n.saturating_mul(n).saturating_add(degrees.entries);
-        improve(&mut placer, &sizes, &mut best, rounds(cost), deadline)?;
+        let cost = placer.placement_cost();
+        let rounds = rounds(cost).min(SCALABLE_WORK.saturating_sub(work) / cost);
+        improve(&mut placer, &sizes, &mut best, rounds, peak, deadline)?;
     }
     spread(tensors.len(), items, best)
 }
+
+/// Work of the placements after the first and of the improvement, in k-d
+/// tree subtrees visited: beyond it no further ordering is tried and the
+/// improvement stops, so that a placement's near-linear cost bounds the
+/// whole plan's. Large enough for every ordering and eight improvement
+/// rounds on the large benchmark files (about 2.4 M visits per placement
+/// on the largest).
+const SCALABLE_WORK: usize = 1 << 26;
 
 /// A placed (or absent) tensor's floor: above every other.
 const NONE: usize = usize::MAX;
@@ -136,6 +190,10 @@ struct FloorTree<'a> {
     node_of: Vec<usize>,
     offsets: Vec<usize>,
     deadline: Option<Instant>,
+    /// Subtrees visited by the current placement, and by the last one that
+    /// finished: the work of a placement, which sizes the improvement.
+    visits: usize,
+    last_visits: usize,
 }
 
 /// The aggregates `(least, least_rank, second)` of two sets combined.
@@ -189,6 +247,8 @@ impl<'a> FloorTree<'a> {
             node_of,
             offsets: fallible::filled(n, 0)?,
             deadline,
+            visits: 0,
+            last_visits: 0,
         })
     }
 
@@ -210,11 +270,18 @@ impl<'a> FloorTree<'a> {
         (node.least, node.least_rank, node.second) = aggregate;
     }
 
+    /// The work of the last finished placement, in subtrees visited (at
+    /// least one per tensor).
+    fn placement_cost(&self) -> usize {
+        self.last_visits.max(self.items.len())
+    }
+
     /// Raises every floor of the subtree `lo..hi` to at least `top`.
     fn apply(&mut self, lo: usize, hi: usize, top: usize) {
         if lo >= hi {
             return;
         }
+        self.visits += 1;
         let v = (lo + hi) / 2;
         let node = &mut self.nodes[v];
         if top <= node.least {
@@ -249,6 +316,7 @@ impl<'a> FloorTree<'a> {
         if lo >= hi {
             return false;
         }
+        self.visits += 1;
         let v = (lo + hi) / 2;
         let node = &self.nodes[v];
         if top <= node.least || node.first_min > last || node.last_max < first {
@@ -276,6 +344,7 @@ impl<'a> FloorTree<'a> {
 
     /// Marks the tensor at node `at` placed.
     fn remove(&mut self, lo: usize, hi: usize, at: usize) {
+        self.visits += 1;
         let v = (lo + hi) / 2;
         // Pulled below, so the children must hold this node's raise.
         self.push(lo, hi);
@@ -343,6 +412,7 @@ impl Placement for FloorTree<'_> {
             self.nodes[v].rank = r;
         }
         self.reset(0, n);
+        self.visits = 0;
         let mut arena = 0usize;
         for placed in 1..=n {
             if placed % CLOCK_PERIOD == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -360,11 +430,12 @@ impl Placement for FloorTree<'_> {
             self.offsets[p] = floor;
             arena = arena.max(end);
             if arena > bound {
-                break; // cannot win: stop early
+                return Ok(Some(arena)); // cannot win: stop early
             }
             let node = &self.nodes[at];
             self.raise(0, n, (node.first, node.last), end);
         }
+        self.last_visits = self.visits;
         Ok(Some(arena))
     }
 
@@ -375,7 +446,7 @@ impl Placement for FloorTree<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{orderings, Placer, Rule};
+    use super::super::{Orderings, Placer, Rule, ORDERINGS};
     use super::*;
     use crate::offsets::conflicts::Conflicts;
 
@@ -399,10 +470,14 @@ mod tests {
             let conflicts = Conflicts::new(&tensors).unwrap();
             let items = &conflicts.items;
             let sizes: Vec<usize> = items.iter().map(|&i| tensors[i].size).collect();
-            let degree: Vec<usize> = conflicts.neighbours.iter().map(Vec::len).collect();
-            let mut listed = Placer::new(&tensors, &conflicts, &sizes).unwrap();
+            let degree: Vec<usize> = (0..items.len())
+                .map(|p| conflicts.neighbours(p).len())
+                .collect();
+            let mut listed = Placer::new(&conflicts, &sizes).unwrap();
             let mut tree = FloorTree::new(&tensors, items, &sizes, None).unwrap();
-            for order in orderings(&tensors, items, &degree).unwrap() {
+            let orders = Orderings::new(&tensors, items, &degree).unwrap();
+            for k in 0..ORDERINGS {
+                let order = orders.order(k).unwrap();
                 for bound in [usize::MAX, 64] {
                     let expected = listed
                         .place(&order, Rule::LowestFloor, bound, None)
