@@ -24,7 +24,7 @@
 //! | planner | module | plan | time | extra memory | claims |
 //! |---|---|---|---|---|---|
 //! | [`Strategy::Greedy`] ([`try_plan_offsets`]) | `greedy` | best fit in decreasing size | `O(n log n + Σ k_i log k_i)`, `O(n² log n)` at worst | `O(n log n)` | the specification's plan, bit for bit |
-//! | [`Strategy::Heuristic`] | `heuristic` | the best of nine orderings and three placement rules, then a seeded perturbation walk | `O(n² + E)` per placement, a bounded number of placements | `O(n + E)` conflict lists up to 4 M entries (32 MiB); above that, no lists: `O(n)` with a k-d tree over lifetimes, the same rules | deterministic; never worse than greedy |
+//! | [`Strategy::Heuristic`] | `heuristic` | the best of nine orderings and three placement rules, then a seeded perturbation walk | `O((n + E) log n)` per placement (an indexed heap; a scan where `n²` is smaller), a bounded number of placements; it stops at the first plan that meets the peak | `O(n + E)` conflict lists up to 4 M entries (32 MiB); above that, no lists: `O(n)` with a k-d tree over lifetimes, the same rules | deterministic; never worse than greedy |
 //! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the better of the greedy and heuristic plans | exponential at worst, bounded by [`SearchBudget`] (nodes; a time cap from the start of the call) | `O(n log n)` without conflict lists, plus bounded key and candidate stacks | optimal when it reports `proven_optimal` |
 //! | [`try_peak_live_bytes`] | `peak` | the lower bound, not a plan | `O(n log n)` | `O(n)` | exact |
 //!
