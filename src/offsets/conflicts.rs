@@ -50,7 +50,9 @@ impl Degrees {
             (0..tensors.len()).filter(|&i| tensors[i].size > 0),
         )?;
         let mut by_start: Vec<usize> = fallible::collect(items.len(), 0..items.len())?;
-        by_start.sort_by_key(|&p| tensors[items[p]].first_use);
+        // Unstable with the position as tie-break: the same order as a stable
+        // sort, and no scratch buffer allocated behind the fallible ones.
+        by_start.sort_unstable_by_key(|&p| (tensors[items[p]].first_use, p));
         let firsts: Vec<usize> = fallible::collect(
             items.len(),
             by_start.iter().map(|&p| tensors[items[p]].first_use),
