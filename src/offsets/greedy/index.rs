@@ -70,6 +70,11 @@ pub(super) struct PlacedIndex {
     /// The last step whose query reads `within[v]`, `stored[v]`, `cover[b]`
     /// (see [`last_read`]).
     within_until: Vec<u32>,
+    /// Levels, from the buckets up, holding a `within` union some query
+    /// reads: an insertion's walk up the paths stops there, as no union
+    /// above it is ever read (a sparse table reads only the lowest levels,
+    /// and walking on to the root would touch one cold node per level).
+    within_levels: u32,
     stored_until: Vec<u32>,
     cover_until: Vec<u32>,
     /// Scratch for one query's ranges, sorted by start in runs that end at
@@ -344,7 +349,7 @@ fn cover_height(ranks: &[(usize, usize)], rank_count: usize, bucket_bits: u32) -
 impl PlacedIndex {
     /// Lays out the index for `tensors` placed in `order`; nothing is placed.
     pub(super) fn new(tensors: &[TensorLifetime], order: &[usize]) -> Result<Self, PlanError> {
-        let (ranks, endpoint_count) = super::endpoint_ranks(tensors, order)?;
+        let (ranks, endpoint_count) = super::keys::endpoint_ranks(tensors, order)?;
         let rank_count = endpoint_count.max(1);
         let bucket_bits = bucket_bits(&ranks, rank_count)?;
         let cover_height = cover_height(&ranks, rank_count, bucket_bits);
@@ -359,7 +364,7 @@ impl PlacedIndex {
         bucket_bits: u32,
         cover_height: u32,
     ) -> Result<Self, PlanError> {
-        let (ranks, endpoint_count) = super::endpoint_ranks(tensors, order)?;
+        let (ranks, endpoint_count) = super::keys::endpoint_ranks(tensors, order)?;
         Self::with_shape(ranks, endpoint_count.max(1), bucket_bits, cover_height)
     }
 
@@ -382,6 +387,7 @@ impl PlacedIndex {
         let mut stored_until = fallible::filled(2 * buckets, 0u32)?;
         let mut cover_until = fallible::filled(buckets >> cover_height, 0u32)?;
         let cover_base = buckets >> cover_height;
+        let mut within_levels = 0;
         for (step, &(first, last)) in ranks.iter().enumerate() {
             let (first_bucket, last_bucket) = (first >> bucket_bits, last >> bucket_bits);
             if bucket_bits > 0 {
@@ -393,7 +399,11 @@ impl PlacedIndex {
             let mask = (1usize << bucket_bits) - 1;
             let (low, high) = ((first + mask) >> bucket_bits, (last + 1) >> bucket_bits);
             let step = last_read(step);
-            canonical_nodes(buckets, low, high, |node| within_until[node] = step);
+            canonical_nodes(buckets, low, high, |node| {
+                within_until[node] = step;
+                let height = buckets.trailing_zeros() - node.ilog2();
+                within_levels = within_levels.max(height + 1);
+            });
             paths_to_height(
                 buckets,
                 cover_height,
@@ -428,6 +438,7 @@ impl PlacedIndex {
             cover_height,
             cover,
             within_until,
+            within_levels,
             stored_until,
             cover_until,
             blocks: Vec::new(),
@@ -502,7 +513,7 @@ impl PlacedIndex {
         for (leaf, stop) in [(first_leaf, 0), (buckets + last_bucket, first_leaf)] {
             let mut node = leaf;
             let mut depth = 0;
-            while node >= 1 && node != stop >> depth {
+            while depth < self.within_levels && node >= 1 && node != stop >> depth {
                 if read_after(within_until[node], step) {
                     if !within[node].add(range, useful)? {
                         break;

@@ -34,7 +34,9 @@
 //! Memory: `O(n log n)` ranges at worst (a tensor's range in `O(log n)`
 //! unions), far fewer when they coalesce; see [`index`].
 
+mod direct;
 mod index;
+mod keys;
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
@@ -53,47 +55,53 @@ use crate::sys::fallible;
 /// `O(n log n)` memory in the worst case.
 pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
     check_lifetimes(tensors)?;
-
-    let mut order: Vec<usize> = fallible::collect(
-        tensors.len(),
-        (0..tensors.len()).filter(|&i| tensors[i].size > 0),
-    )?;
-    // Decreasing size; equal sizes keep input order, so the plan is
-    // deterministic (the index breaks ties, so an unstable sort is exact).
-    order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
-
+    let order = keys::placement_order(tensors)?;
     let mut offsets = fallible::filled(tensors.len(), 0usize)?;
-    let mut placed = index::PlacedIndex::new(tensors, &order)?;
-    let arena_size = place(tensors, &order, &mut offsets, &mut placed)?;
+    let arena_size = if direct_costs_less(tensors, &order)? {
+        direct::place(tensors, &order, &mut offsets)?
+    } else {
+        let mut placed = index::PlacedIndex::new(tensors, &order)?;
+        place(tensors, &order, &mut offsets, &mut placed)?
+    };
     Ok(MemoryPlan {
         offsets,
         arena_size,
     })
 }
 
-/// The ranks of the planned tensors' lifetime endpoints among all distinct
-/// endpoints (overlap depends on their order alone), in placement order, and
-/// the number of distinct endpoints.
-fn endpoint_ranks(
-    tensors: &[TensorLifetime],
-    order: &[usize],
-) -> Result<(Vec<(usize, usize)>, usize), PlanError> {
-    let mut endpoints: Vec<usize> = fallible::collect(
-        2 * order.len(),
-        order
-            .iter()
-            .flat_map(|&i| [tensors[i].first_use, tensors[i].last_use]),
-    )?;
-    endpoints.sort_unstable();
-    endpoints.dedup();
-    let rank = |value: usize| endpoints.binary_search(&value).unwrap_or(0);
-    let ranks = fallible::collect(
-        order.len(),
-        order
-            .iter()
-            .map(|&i| (rank(tensors[i].first_use), rank(tensors[i].last_use))),
-    )?;
-    Ok((ranks, endpoints.len()))
+/// Up to this many planned tensors the direct scan ([`direct`]) costs less
+/// than the index's set-up and queries on every shape measured (callgrind
+/// instruction counts over the six shape families of issue 21).
+const DIRECT_UP_TO: usize = 512;
+
+/// Up to this many planned tensors the direct scan still costs less than
+/// the index on dense tables, where most pairs conflict and the index
+/// gathers nearly as many ranges as the scan visits.
+const DENSE_DIRECT_UP_TO: usize = 8192;
+
+/// Whether the direct scan is the cheaper path for the tensors of `order`:
+/// always up to [`DIRECT_UP_TO`] tensors, and up to [`DENSE_DIRECT_UP_TO`]
+/// when at least one pair in 16 conflicts (counted among pairs with
+/// distinct first uses, a sort and two binary searches per tensor). The
+/// choice changes the cost only: both paths give the same plan.
+fn direct_costs_less(tensors: &[TensorLifetime], order: &[usize]) -> Result<bool, PlanError> {
+    let n = order.len();
+    if n <= DIRECT_UP_TO {
+        return Ok(true);
+    }
+    if n > DENSE_DIRECT_UP_TO {
+        return Ok(false);
+    }
+    let mut firsts: Vec<usize> = fallible::collect(n, order.iter().map(|&i| tensors[i].first_use))?;
+    firsts.sort_unstable();
+    let pairs = order.iter().fold(0usize, |sum, &i| {
+        let t = &tensors[i];
+        let later = firsts.partition_point(|&f| f <= t.last_use)
+            - firsts.partition_point(|&f| f <= t.first_use);
+        sum + later
+    });
+    // Half of the n² ordered pairs are the n²/2 unordered ones.
+    Ok(pairs.saturating_mul(32) >= n * n)
 }
 
 /// Places the tensors of `order` by best fit among the ranges `placed`
@@ -261,6 +269,62 @@ mod tests {
                 let arena = place(tensors, &order, &mut offsets, &mut index).unwrap();
                 assert_eq!((offsets, arena), (naive.offsets.clone(), naive.arena_size));
             }
+        }
+    }
+
+    /// The direct scan and the index on the same table, whatever
+    /// [`DIRECT_UP_TO`] would choose, and the choice itself.
+    fn assert_both_paths_are_naive(tensors: &[TensorLifetime]) {
+        let naive = naive_plan(tensors);
+        assert_eq!(plan_offsets(tensors), naive);
+        let order = keys::placement_order(tensors).unwrap();
+        let mut offsets = vec![0; tensors.len()];
+        let arena = direct::place(tensors, &order, &mut offsets).unwrap();
+        assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
+        let mut offsets = vec![0; tensors.len()];
+        let mut index = index::PlacedIndex::new(tensors, &order).unwrap();
+        let arena = place(tensors, &order, &mut offsets, &mut index).unwrap();
+        assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
+    }
+
+    #[test]
+    fn the_direct_scan_and_the_index_give_the_naive_plan_on_both_sides_of_the_crossover() {
+        let mut rng = crate::rng::XorShift(0x5EED_0009);
+        let mut next = move |bound: usize| rng.below(bound);
+        // Planned counts around the crossover (zero sizes are not planned,
+        // so they pad a table without moving it across).
+        for planned in [1, 2, DIRECT_UP_TO - 1, DIRECT_UP_TO, DIRECT_UP_TO + 1, 700] {
+            for shape in 0..4 {
+                let horizon = [3, 40, 400, 5000][shape];
+                let mut tensors: Vec<TensorLifetime> = (0..planned)
+                    .map(|_| {
+                        let first = next(horizon);
+                        let span = if next(10) == 0 {
+                            horizon
+                        } else {
+                            1 + shape * 7
+                        };
+                        let size = [64, 1 + next(5), 16 * (1 + next(300)), 1 << 40][shape];
+                        TensorLifetime::new(size, first, first + next(span))
+                    })
+                    .collect();
+                for _ in 0..next(20) {
+                    let at = next(tensors.len() + 1);
+                    tensors.insert(at, TensorLifetime::new(0, next(horizon), horizon));
+                }
+                assert_both_paths_are_naive(&tensors);
+            }
+        }
+        // Overflow: tensor 0 ends at 2^63 and tensor 1 meets it, so its end
+        // would be 2^64; the planner names it on both paths.
+        for planned in [3, DIRECT_UP_TO + 3] {
+            let half = usize::MAX / 2 + 1;
+            let mut tensors = vec![TensorLifetime::new(half, 0, 1)];
+            tensors.extend((1..planned).map(|i| TensorLifetime::new(half, i, i)));
+            assert_eq!(
+                try_plan_offsets(&tensors),
+                Err(PlanError::Overflow { tensor: 1 })
+            );
         }
     }
 
