@@ -58,12 +58,19 @@ fn bit_length(value: u64) -> u32 {
 /// The planned tensors (non-zero size) in placement order: decreasing size,
 /// equal sizes in input order.
 ///
-/// Complexity: `O(n)` time and memory when the sizes, shifted by their
-/// common trailing zero bits, span at most 32 bits and there are at least
-/// [`RADIX_FROM`] of them (a radix sort of packed keys); otherwise an
-/// `O(n log n)` comparison sort.
+/// Complexity: `O(n)` time and memory from [`RADIX_FROM`] tensors on when
+/// the sizes, shifted by their common trailing zero bits, span at most 32
+/// bits (a radix sort of packed keys); otherwise an `O(n log n)` stable
+/// comparison sort.
 pub(super) fn placement_order(tensors: &[TensorLifetime]) -> Result<Vec<usize>, PlanError> {
     let planned = || (0..tensors.len()).filter(|&i| tensors[i].size > 0);
+    let count = planned().count();
+    if count < RADIX_FROM {
+        let mut order: Vec<usize> = fallible::collect(count, planned())?;
+        // Stable: equal sizes keep input order.
+        order.sort_by_key(|&i| core::cmp::Reverse(tensors[i].size));
+        return Ok(order);
+    }
     let (mut max, mut common) = (0usize, 0usize);
     for i in planned() {
         max = max.max(tensors[i].size);
@@ -71,9 +78,8 @@ pub(super) fn placement_order(tensors: &[TensorLifetime]) -> Result<Vec<usize>, 
     }
     let shift = common.trailing_zeros().min(usize::BITS - 1);
     let top = (max >> shift) as u64;
-    let count = planned().count();
     let packable = bit_length(top) <= 32 && u32::try_from(tensors.len()).is_ok();
-    if !packable || count < 2 {
+    if !packable {
         let mut order: Vec<usize> = fallible::collect(count, planned())?;
         // The index breaks ties, so an unstable sort is exact.
         order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
@@ -85,12 +91,8 @@ pub(super) fn placement_order(tensors: &[TensorLifetime]) -> Result<Vec<usize>, 
         count,
         planned().map(|i| ((top - (tensors[i].size >> shift) as u64) << 32) | i as u64),
     )?;
-    if count < RADIX_FROM {
-        keys.sort_unstable();
-    } else {
-        let mut scratch = fallible::filled(count, 0u64)?;
-        radix_sort(&mut keys, &mut scratch, 32, 32 + bit_length(top));
-    }
+    let mut scratch = fallible::filled(count, 0u64)?;
+    radix_sort(&mut keys, &mut scratch, 32, 32 + bit_length(top));
     fallible::collect(count, keys.iter().map(|&key| (key & 0xFFFF_FFFF) as usize))
 }
 

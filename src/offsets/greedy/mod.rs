@@ -57,7 +57,9 @@ pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanEr
     check_lifetimes(tensors)?;
     let order = keys::placement_order(tensors)?;
     let mut offsets = fallible::filled(tensors.len(), 0usize)?;
-    let arena_size = if direct_costs_less(tensors, &order)? {
+    let arena_size = if order.len() <= IN_ORDER_UP_TO {
+        direct::place_in_order(tensors, &order, &mut offsets)?
+    } else if direct_costs_less(tensors, &order)? {
         direct::place(tensors, &order, &mut offsets)?
     } else {
         let mut placed = index::PlacedIndex::new(tensors, &order)?;
@@ -68,6 +70,10 @@ pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanEr
         arena_size,
     })
 }
+
+/// Up to this many planned tensors the scan in placement order
+/// ([`direct::place_in_order`]) is the cheapest path (see there why).
+const IN_ORDER_UP_TO: usize = 128;
 
 /// Up to this many planned tensors the direct scan ([`direct`]) costs less
 /// than the index's set-up and queries on every shape measured (callgrind
@@ -282,6 +288,9 @@ mod tests {
         let arena = direct::place(tensors, &order, &mut offsets).unwrap();
         assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
         let mut offsets = vec![0; tensors.len()];
+        let arena = direct::place_in_order(tensors, &order, &mut offsets).unwrap();
+        assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
+        let mut offsets = vec![0; tensors.len()];
         let mut index = index::PlacedIndex::new(tensors, &order).unwrap();
         let arena = place(tensors, &order, &mut offsets, &mut index).unwrap();
         assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
@@ -293,7 +302,16 @@ mod tests {
         let mut next = move |bound: usize| rng.below(bound);
         // Planned counts around the crossover (zero sizes are not planned,
         // so they pad a table without moving it across).
-        for planned in [1, 2, DIRECT_UP_TO - 1, DIRECT_UP_TO, DIRECT_UP_TO + 1, 700] {
+        for planned in [
+            1,
+            2,
+            IN_ORDER_UP_TO,
+            IN_ORDER_UP_TO + 1,
+            DIRECT_UP_TO - 1,
+            DIRECT_UP_TO,
+            DIRECT_UP_TO + 1,
+            700,
+        ] {
             for shape in 0..4 {
                 let horizon = [3, 40, 400, 5000][shape];
                 let mut tensors: Vec<TensorLifetime> = (0..planned)
@@ -317,7 +335,7 @@ mod tests {
         }
         // Overflow: tensor 0 ends at 2^63 and tensor 1 meets it, so its end
         // would be 2^64; the planner names it on both paths.
-        for planned in [3, DIRECT_UP_TO + 3] {
+        for planned in [3, IN_ORDER_UP_TO + 3, DIRECT_UP_TO + 3] {
             let half = usize::MAX / 2 + 1;
             let mut tensors = vec![TensorLifetime::new(half, 0, 1)];
             tensors.extend((1..planned).map(|i| TensorLifetime::new(half, i, i)));
