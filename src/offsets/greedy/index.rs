@@ -5,6 +5,7 @@
 use super::TensorLifetime;
 use crate::error::PlanError;
 use crate::sys::fallible;
+use crate::sys::pages::prefetch;
 
 /// The byte ranges of the tensors placed so far, indexed by lifetime so that
 /// the ones meeting a given lifetime are found as a few coalesced unions
@@ -526,6 +527,48 @@ impl PlacedIndex {
             }
         }
         Ok(())
+    }
+
+    /// Asks the cache for what the queries a few steps after `step` read
+    /// first: their end buckets' raw entries and covers, in two stages
+    /// (the bucket's bounds, then the entries they point to). Placement
+    /// order is by size, so at scale each query's bucket is a cache miss;
+    /// a hint only, no effect on any result.
+    #[inline]
+    pub(super) fn prefetch(&self, step: usize) {
+        const NEAR: usize = 8;
+        const FAR: usize = 2 * NEAR;
+        if let Some(&(first, last)) = self.ranks.get(step + FAR) {
+            for bucket in [first >> self.bucket_bits, last >> self.bucket_bits] {
+                if let Some(start) = self.raw_start.get(bucket) {
+                    prefetch(start);
+                }
+                let node = (self.buckets + bucket) >> self.cover_height;
+                if let Some(union) = self.cover.get(node - (self.buckets >> self.cover_height)) {
+                    prefetch(union);
+                }
+            }
+        }
+        if let Some(&(first, last)) = self.ranks.get(step + NEAR) {
+            for bucket in [first >> self.bucket_bits, last >> self.bucket_bits] {
+                if let (Some(&at), Some(&fill)) =
+                    (self.raw_start.get(bucket), self.raw_fill.get(bucket))
+                {
+                    // The first four lines of the bucket's entries.
+                    for raw in self.raw[at..fill].iter().step_by(2).take(4) {
+                        prefetch(raw);
+                    }
+                }
+                let node = (self.buckets + bucket) >> self.cover_height;
+                if let Some(range) = self
+                    .cover
+                    .get(node - (self.buckets >> self.cover_height))
+                    .and_then(|union| union.0.first())
+                {
+                    prefetch(range);
+                }
+            }
+        }
     }
 
     /// The offset best fit gives the tensor placed at `step` (`size` bytes)
