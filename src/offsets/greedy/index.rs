@@ -421,10 +421,14 @@ impl PlacedIndex {
         for &n in &raw_counts {
             raw_start.push(raw_start[raw_start.len() - 1] + n);
         }
-        let mut stored = fallible::with_capacity(2 * buckets)?;
-        stored.resize_with(2 * buckets, Union::default);
-        let mut within = fallible::with_capacity(2 * buckets)?;
-        within.resize_with(2 * buckets, Union::default);
+        // Unions nothing reads are not laid out: `stored` is read below the
+        // cover height only, `within` at the canonical nodes of queries.
+        let stored_nodes = if cover_height == 0 { 0 } else { 2 * buckets };
+        let mut stored = fallible::with_capacity(stored_nodes)?;
+        stored.resize_with(stored_nodes, Union::default);
+        let within_nodes = if within_levels == 0 { 0 } else { 2 * buckets };
+        let mut within = fallible::with_capacity(within_nodes)?;
+        within.resize_with(within_nodes, Union::default);
         let mut cover = fallible::with_capacity(cover_base)?;
         cover.resize_with(cover_base, Union::default);
         Ok(PlacedIndex {
