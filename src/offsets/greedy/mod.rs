@@ -19,6 +19,17 @@
 //! conflicting ranges, so the plan is the one of the scan the specification
 //! describes, bit for bit.
 //!
+//! Small tables skip the index, whose set-up (ranks, tree, unions) would
+//! cost more than the scans it saves ([`direct`]): up to
+//! [`IN_ORDER_UP_TO`] tensors, the specification's scan over one contiguous
+//! list in placement order; up to [`DIRECT_UP_TO`] tensors, and up to
+//! [`DENSE_DIRECT_UP_TO`] when at least one pair in 16 conflicts, a scan of
+//! the placed tensors kept sorted by offset, which reads best fit off in the
+//! same pass. The thresholds come from instruction counts over the shape
+//! families of issue 21; every path gives the same plan. At scale the
+//! placement order and the endpoint ranks are radix sorts of packed keys
+//! ([`keys`]).
+//!
 //! # What is exact
 //!
 //! Soundness: every tensor is placed in a free interval of the byte ranges of
@@ -32,7 +43,8 @@
 //! unions' worth, usually far fewer than its conflicts) and its insertion
 //! shifts `a_i` ranges of the unions it changes; `O(n² log n)` at worst.
 //! Memory: `O(n log n)` ranges at worst (a tensor's range in `O(log n)`
-//! unions), far fewer when they coalesce; see [`index`].
+//! unions), far fewer when they coalesce; see [`index`]. The direct scans:
+//! `O(n²)` time (bounded by the thresholds above), `O(n)` memory.
 
 mod direct;
 mod index;
