@@ -45,6 +45,79 @@ mod offsets {
     }
 }
 
+/// Library and literal greedy on both sides of the library's crossovers
+/// between its direct scans and its index (128, 512 and, dense, 8192
+/// tensors): the library must be no slower at any size.
+mod offsets_crossover {
+    use super::*;
+    use aether_planner::TensorLifetime;
+
+    const COUNTS: &[usize] = &[64, 128, 129, 256, 512, 513, 1024, 2048];
+
+    /// A chain (each tensor meets its neighbours only) with sizes falling
+    /// in time, as in most networks, or random.
+    fn chain(count: usize, falling: bool) -> Vec<TensorLifetime> {
+        let mut rng = aether_bench::rng::Rng::new(SEED);
+        (0..count)
+            .map(|i| {
+                let size = if falling {
+                    64 * (count - i) + 64 * rng.below(4)
+                } else {
+                    64 * (1 + rng.below(64))
+                };
+                TensorLifetime::new(size, i, i + 1)
+            })
+            .collect()
+    }
+
+    /// Random lifetimes of 1 to 100 nodes over `count` nodes.
+    fn random_short(count: usize) -> Vec<TensorLifetime> {
+        let mut rng = aether_bench::rng::Rng::new(SEED);
+        (0..count)
+            .map(|_| {
+                let start = rng.below(count);
+                TensorLifetime::new(16 * (1 + rng.below(4096)), start, start + rng.below(100))
+            })
+            .collect()
+    }
+
+    #[divan::bench(args = COUNTS)]
+    fn library_falling_chain(bencher: Bencher, count: usize) {
+        let tensors = chain(count, true);
+        bencher.bench(|| plan_offsets(black_box(&tensors)));
+    }
+
+    #[divan::bench(args = COUNTS)]
+    fn literal_falling_chain(bencher: Bencher, count: usize) {
+        let tensors = chain(count, true);
+        bencher.bench(|| literal::plan_offsets(black_box(&tensors)));
+    }
+
+    #[divan::bench(args = COUNTS)]
+    fn library_random_chain(bencher: Bencher, count: usize) {
+        let tensors = chain(count, false);
+        bencher.bench(|| plan_offsets(black_box(&tensors)));
+    }
+
+    #[divan::bench(args = COUNTS)]
+    fn literal_random_chain(bencher: Bencher, count: usize) {
+        let tensors = chain(count, false);
+        bencher.bench(|| literal::plan_offsets(black_box(&tensors)));
+    }
+
+    #[divan::bench(args = COUNTS)]
+    fn library_random_short(bencher: Bencher, count: usize) {
+        let tensors = random_short(count);
+        bencher.bench(|| plan_offsets(black_box(&tensors)));
+    }
+
+    #[divan::bench(args = COUNTS)]
+    fn literal_random_short(bencher: Bencher, count: usize) {
+        let tensors = random_short(count);
+        bencher.bench(|| literal::plan_offsets(black_box(&tensors)));
+    }
+}
+
 mod reduction {
     use super::*;
 

@@ -44,3 +44,89 @@ fn large_real_problems_equal_the_literal_greedy() {
         assert_same_plan(name, tensors);
     }
 }
+
+/// The six shape families of issue 21 (chain, window, random short,
+/// nested, heavy-tailed, training step), `count` tensors from `seed`.
+fn family(name: &str, count: usize, seed: u64) -> Vec<TensorLifetime> {
+    let mut rng = aether_bench::rng::Rng::new(seed);
+    let mut sized = |unit: usize, most: usize| unit * (1 + rng.below(most));
+    let t = TensorLifetime::new;
+    match name {
+        "chain" => (0..count).map(|i| t(sized(64, 64), i, i + 1)).collect(),
+        "window" => (0..count).map(|i| t(sized(64, 1024), i, i + 10)).collect(),
+        "random_short" => (0..count)
+            .map(|_| {
+                let (start, length) = (sized(1, count) - 1, sized(1, 100));
+                t(sized(16, 4096), start, start + length - 1)
+            })
+            .collect(),
+        "nested" => {
+            // A binary subdivision of the timeline, breadth first.
+            let mut scopes = std::collections::VecDeque::from([(0, 2 * count - 1)]);
+            let mut out = Vec::new();
+            while let Some((low, high)) = scopes.pop_front() {
+                if out.len() == count {
+                    break;
+                }
+                out.push(t(sized(64, 256), low, high));
+                if high - low >= 2 {
+                    let mid = low + sized(1, high - low - 1);
+                    scopes.push_back((low, mid));
+                    scopes.push_back((mid + 1, high));
+                } else {
+                    scopes.push_back((low, high));
+                }
+            }
+            out
+        }
+        "heavy_tailed" => workloads::heavy_tailed_tensors(count, seed),
+        "training_step" => {
+            let layers = (count / 3).max(1);
+            let mut out = Vec::new();
+            for i in 0..layers {
+                out.push(t(sized(64, 512), i, 2 * layers - 1 - i));
+                out.push(t(sized(64, 64), i, i));
+                out.push(t(sized(64, 512), 2 * layers - 1 - i, 2 * layers - i));
+            }
+            out.truncate(count);
+            out
+        }
+        _ => panic!("unknown family {name}"),
+    }
+}
+
+const FAMILIES: [&str; 6] = [
+    "chain",
+    "window",
+    "random_short",
+    "nested",
+    "heavy_tailed",
+    "training_step",
+];
+
+#[test]
+fn every_family_equals_the_literal_greedy_on_both_sides_of_the_crossovers() {
+    // The planner scans directly up to 512 tensors, and dense tables up to
+    // 8192; these sizes fall on both sides of the first.
+    for name in FAMILIES {
+        for (count, seed) in [(1, 1), (7, 2), (200, 3), (512, 4), (513, 5), (900, 6)] {
+            assert_same_plan(
+                &format!("{name}({count}, {seed})"),
+                &family(name, count, seed),
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "large: run in release (see the module documentation)"]
+fn large_families_equal_the_literal_greedy() {
+    for name in FAMILIES {
+        for (count, seed) in [(3_000, 7), (8_192, 8), (8_193, 9), (20_000, 10)] {
+            assert_same_plan(
+                &format!("{name}({count}, {seed})"),
+                &family(name, count, seed),
+            );
+        }
+    }
+}

@@ -18,8 +18,8 @@ use aether_bench::measure::{measure, median, Runs, Sample};
 use aether_bench::{floors, literal, peers, workloads};
 use aether_planner::ffi::{aether_edge, aether_transitive_reduction};
 use aether_planner::{
-    islands, plan_offsets, transitive_reduction, try_transitive_reduction_with_budget,
-    TensorLifetime,
+    islands, plan_offsets, transitive_reduction, try_plan_offsets_with,
+    try_transitive_reduction_with_budget, PlanOptions, TensorLifetime,
 };
 
 /// The three jobs.
@@ -127,6 +127,11 @@ fn workloads() -> Vec<Workload> {
     add("random-tensors-1k", Job::Offsets, true, OFFSETS);
     add("random-tensors-10k", Job::Offsets, true, OFFSETS);
     add("random-tensors-100k", Job::Offsets, false, OFFSETS);
+    // The greedy at scale, through the aligned entry point the C call
+    // wraps; the literal algorithm would take hours.
+    for name in ["chain-1M", "chain-2M", "chain-4M"] {
+        add(name, Job::Offsets, false, &["library-aligned"]);
+    }
 
     add("dag-1k-deg2", Job::Reduction, true, REDUCTION);
     add("dag-1k-deg8", Job::Reduction, true, REDUCTION);
@@ -180,6 +185,9 @@ fn input(name: &str) -> Input {
         "random-tensors-1k" => Input::Tensors(workloads::random_tensors(1_000, seed)),
         "random-tensors-10k" => Input::Tensors(workloads::random_tensors(10_000, seed)),
         "random-tensors-100k" => Input::Tensors(workloads::random_tensors(100_000, seed)),
+        "chain-1M" => Input::Tensors(chain_tensors(1 << 20, seed)),
+        "chain-2M" => Input::Tensors(chain_tensors(2 << 20, seed)),
+        "chain-4M" => Input::Tensors(chain_tensors(4 << 20, seed)),
         "dag-1k-deg2" => Input::Graph(1_000, workloads::random_dag(1_000, 2, seed)),
         "dag-1k-deg8" => Input::Graph(1_000, workloads::random_dag(1_000, 8, seed)),
         "dag-10k-deg2" => Input::Graph(10_000, workloads::random_dag(10_000, 2, seed)),
@@ -219,6 +227,15 @@ fn input(name: &str) -> Input {
     }
 }
 
+/// The chain of issue 21: tensor `i` lives nodes `[i, i + 1]`, sizes
+/// `64 · U{1..64}` bytes.
+fn chain_tensors(count: usize, seed: u64) -> Vec<TensorLifetime> {
+    let mut rng = aether_bench::rng::Rng::new(seed);
+    (0..count)
+        .map(|i| TensorLifetime::new(64 * (1 + rng.below(64)), i, i + 1))
+        .collect()
+}
+
 /// Runs one case in this process and prints its figures.
 fn run_case(name: &str, implementation: &str, quick: bool) {
     let runs = if quick {
@@ -238,6 +255,16 @@ fn run_case(name: &str, implementation: &str, quick: bool) {
     };
     let sample: Sample = match (input(name), implementation) {
         (Input::Tensors(tensors), "library") => measure(runs, || plan_offsets(&tensors)),
+        (Input::Tensors(tensors), "library-aligned") => {
+            // Field by field, so that the options may become non-exhaustive.
+            #[allow(clippy::field_reassign_with_default)]
+            let options = {
+                let mut options = PlanOptions::default();
+                options.alignment = 64;
+                options
+            };
+            measure(runs, || try_plan_offsets_with(&tensors, &options).unwrap())
+        }
         (Input::Tensors(tensors), "literal") => {
             measure(runs, || literal::plan_offsets(&tensors).unwrap())
         }
@@ -665,6 +692,48 @@ fn targets(results: &Results) -> String {
         ("literal", "literal"),
         |s| s >= 3.0,
         "target ≥ 3x",
+    );
+    // Issue 21: the greedy is never slower than the literal planner.
+    for name in [
+        "minimalloc-A",
+        "minimalloc-B",
+        "minimalloc-C",
+        "minimalloc-D",
+        "minimalloc-E",
+        "minimalloc-F",
+        "minimalloc-G",
+        "minimalloc-H",
+        "minimalloc-I",
+        "minimalloc-J",
+        "minimalloc-K",
+        "mobilenet-v1",
+        "mobilenet-v2",
+        "mobilenet-v3-large",
+        "mobilenet-v3-small",
+    ] {
+        out += &speedup_verdict(
+            results,
+            "offsets",
+            name,
+            ("literal", "literal"),
+            |s| s >= 1.0,
+            "target ≥ 1.0x, never slower",
+        );
+    }
+    let figures = find(results, "chain-4M", "library-aligned");
+    out += &verdict(
+        figures.map(|f| f.median <= Duration::from_secs(2)),
+        format!(
+            "offsets, chain-4M (alignment 64, `try_plan_offsets_with`): median {} (target ≤ 2 s; CPU time {}; 1M: {}, 2M: {})",
+            figures.map_or("n/a".into(), |f| format_time(f.median)),
+            figures
+                .and_then(|f| f.cpu_median)
+                .map_or("n/a".into(), format_time),
+            find(results, "chain-1M", "library-aligned")
+                .map_or("n/a".into(), |f| format_time(f.median)),
+            find(results, "chain-2M", "library-aligned")
+                .map_or("n/a".into(), |f| format_time(f.median)),
+        ),
     );
     let name = "random-tensors-100k";
     let figures = find(results, name, "library");

@@ -5,6 +5,7 @@
 use super::TensorLifetime;
 use crate::error::PlanError;
 use crate::sys::fallible;
+use crate::sys::pages::prefetch;
 
 /// The byte ranges of the tensors placed so far, indexed by lifetime so that
 /// the ones meeting a given lifetime are found as a few coalesced unions
@@ -70,6 +71,11 @@ pub(super) struct PlacedIndex {
     /// The last step whose query reads `within[v]`, `stored[v]`, `cover[b]`
     /// (see [`last_read`]).
     within_until: Vec<u32>,
+    /// Levels, from the buckets up, holding a `within` union some query
+    /// reads: an insertion's walk up the paths stops there, as no union
+    /// above it is ever read (a sparse table reads only the lowest levels,
+    /// and walking on to the root would touch one cold node per level).
+    within_levels: u32,
     stored_until: Vec<u32>,
     cover_until: Vec<u32>,
     /// Scratch for one query's ranges, sorted by start in runs that end at
@@ -344,7 +350,7 @@ fn cover_height(ranks: &[(usize, usize)], rank_count: usize, bucket_bits: u32) -
 impl PlacedIndex {
     /// Lays out the index for `tensors` placed in `order`; nothing is placed.
     pub(super) fn new(tensors: &[TensorLifetime], order: &[usize]) -> Result<Self, PlanError> {
-        let (ranks, endpoint_count) = super::endpoint_ranks(tensors, order)?;
+        let (ranks, endpoint_count) = super::keys::endpoint_ranks(tensors, order)?;
         let rank_count = endpoint_count.max(1);
         let bucket_bits = bucket_bits(&ranks, rank_count)?;
         let cover_height = cover_height(&ranks, rank_count, bucket_bits);
@@ -359,7 +365,7 @@ impl PlacedIndex {
         bucket_bits: u32,
         cover_height: u32,
     ) -> Result<Self, PlanError> {
-        let (ranks, endpoint_count) = super::endpoint_ranks(tensors, order)?;
+        let (ranks, endpoint_count) = super::keys::endpoint_ranks(tensors, order)?;
         Self::with_shape(ranks, endpoint_count.max(1), bucket_bits, cover_height)
     }
 
@@ -382,6 +388,7 @@ impl PlacedIndex {
         let mut stored_until = fallible::filled(2 * buckets, 0u32)?;
         let mut cover_until = fallible::filled(buckets >> cover_height, 0u32)?;
         let cover_base = buckets >> cover_height;
+        let mut within_levels = 0;
         for (step, &(first, last)) in ranks.iter().enumerate() {
             let (first_bucket, last_bucket) = (first >> bucket_bits, last >> bucket_bits);
             if bucket_bits > 0 {
@@ -393,7 +400,11 @@ impl PlacedIndex {
             let mask = (1usize << bucket_bits) - 1;
             let (low, high) = ((first + mask) >> bucket_bits, (last + 1) >> bucket_bits);
             let step = last_read(step);
-            canonical_nodes(buckets, low, high, |node| within_until[node] = step);
+            canonical_nodes(buckets, low, high, |node| {
+                within_until[node] = step;
+                let height = buckets.trailing_zeros() - node.ilog2();
+                within_levels = within_levels.max(height + 1);
+            });
             paths_to_height(
                 buckets,
                 cover_height,
@@ -410,10 +421,14 @@ impl PlacedIndex {
         for &n in &raw_counts {
             raw_start.push(raw_start[raw_start.len() - 1] + n);
         }
-        let mut stored = fallible::with_capacity(2 * buckets)?;
-        stored.resize_with(2 * buckets, Union::default);
-        let mut within = fallible::with_capacity(2 * buckets)?;
-        within.resize_with(2 * buckets, Union::default);
+        // Unions nothing reads are not laid out: `stored` is read below the
+        // cover height only, `within` at the canonical nodes of queries.
+        let stored_nodes = if cover_height == 0 { 0 } else { 2 * buckets };
+        let mut stored = fallible::with_capacity(stored_nodes)?;
+        stored.resize_with(stored_nodes, Union::default);
+        let within_nodes = if within_levels == 0 { 0 } else { 2 * buckets };
+        let mut within = fallible::with_capacity(within_nodes)?;
+        within.resize_with(within_nodes, Union::default);
         let mut cover = fallible::with_capacity(cover_base)?;
         cover.resize_with(cover_base, Union::default);
         Ok(PlacedIndex {
@@ -428,6 +443,7 @@ impl PlacedIndex {
             cover_height,
             cover,
             within_until,
+            within_levels,
             stored_until,
             cover_until,
             blocks: Vec::new(),
@@ -502,7 +518,7 @@ impl PlacedIndex {
         for (leaf, stop) in [(first_leaf, 0), (buckets + last_bucket, first_leaf)] {
             let mut node = leaf;
             let mut depth = 0;
-            while node >= 1 && node != stop >> depth {
+            while depth < self.within_levels && node >= 1 && node != stop >> depth {
                 if read_after(within_until[node], step) {
                     if !within[node].add(range, useful)? {
                         break;
@@ -515,6 +531,48 @@ impl PlacedIndex {
             }
         }
         Ok(())
+    }
+
+    /// Asks the cache for what the queries a few steps after `step` read
+    /// first: their end buckets' raw entries and covers, in two stages
+    /// (the bucket's bounds, then the entries they point to). Placement
+    /// order is by size, so at scale each query's bucket is a cache miss;
+    /// a hint only, no effect on any result.
+    #[inline]
+    pub(super) fn prefetch(&self, step: usize) {
+        const NEAR: usize = 8;
+        const FAR: usize = 2 * NEAR;
+        if let Some(&(first, last)) = self.ranks.get(step + FAR) {
+            for bucket in [first >> self.bucket_bits, last >> self.bucket_bits] {
+                if let Some(start) = self.raw_start.get(bucket) {
+                    prefetch(start);
+                }
+                let node = (self.buckets + bucket) >> self.cover_height;
+                if let Some(union) = self.cover.get(node - (self.buckets >> self.cover_height)) {
+                    prefetch(union);
+                }
+            }
+        }
+        if let Some(&(first, last)) = self.ranks.get(step + NEAR) {
+            for bucket in [first >> self.bucket_bits, last >> self.bucket_bits] {
+                if let (Some(&at), Some(&fill)) =
+                    (self.raw_start.get(bucket), self.raw_fill.get(bucket))
+                {
+                    // The first four lines of the bucket's entries.
+                    for raw in self.raw[at..fill].iter().step_by(2).take(4) {
+                        prefetch(raw);
+                    }
+                }
+                let node = (self.buckets + bucket) >> self.cover_height;
+                if let Some(range) = self
+                    .cover
+                    .get(node - (self.buckets >> self.cover_height))
+                    .and_then(|union| union.0.first())
+                {
+                    prefetch(range);
+                }
+            }
+        }
     }
 
     /// The offset best fit gives the tensor placed at `step` (`size` bytes)

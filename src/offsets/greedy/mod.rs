@@ -19,6 +19,17 @@
 //! conflicting ranges, so the plan is the one of the scan the specification
 //! describes, bit for bit.
 //!
+//! Small tables skip the index, whose set-up (ranks, tree, unions) would
+//! cost more than the scans it saves ([`direct`]): up to
+//! [`IN_ORDER_UP_TO`] tensors, the specification's scan over one contiguous
+//! list in placement order; up to [`DIRECT_UP_TO`] tensors, and up to
+//! [`DENSE_DIRECT_UP_TO`] when at least one pair in 16 conflicts, a scan of
+//! the placed tensors kept sorted by offset, which reads best fit off in the
+//! same pass. The thresholds come from instruction counts over the shape
+//! families of issue 21; every path gives the same plan. At scale the
+//! placement order and the endpoint ranks are radix sorts of packed keys
+//! ([`keys`]).
+//!
 //! # What is exact
 //!
 //! Soundness: every tensor is placed in a free interval of the byte ranges of
@@ -32,9 +43,12 @@
 //! unions' worth, usually far fewer than its conflicts) and its insertion
 //! shifts `a_i` ranges of the unions it changes; `O(n² log n)` at worst.
 //! Memory: `O(n log n)` ranges at worst (a tensor's range in `O(log n)`
-//! unions), far fewer when they coalesce; see [`index`].
+//! unions), far fewer when they coalesce; see [`index`]. The direct scans:
+//! `O(n²)` time (bounded by the thresholds above), `O(n)` memory.
 
+mod direct;
 mod index;
+mod keys;
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
@@ -53,47 +67,59 @@ use crate::sys::fallible;
 /// `O(n log n)` memory in the worst case.
 pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
     check_lifetimes(tensors)?;
-
-    let mut order: Vec<usize> = fallible::collect(
-        tensors.len(),
-        (0..tensors.len()).filter(|&i| tensors[i].size > 0),
-    )?;
-    // Decreasing size; equal sizes keep input order, so the plan is
-    // deterministic (the index breaks ties, so an unstable sort is exact).
-    order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
-
+    let order = keys::placement_order(tensors)?;
     let mut offsets = fallible::filled(tensors.len(), 0usize)?;
-    let mut placed = index::PlacedIndex::new(tensors, &order)?;
-    let arena_size = place(tensors, &order, &mut offsets, &mut placed)?;
+    let arena_size = if order.len() <= IN_ORDER_UP_TO {
+        direct::place_in_order(tensors, &order, &mut offsets)?
+    } else if direct_costs_less(tensors, &order)? {
+        direct::place(tensors, &order, &mut offsets)?
+    } else {
+        let mut placed = index::PlacedIndex::new(tensors, &order)?;
+        place(tensors, &order, &mut offsets, &mut placed)?
+    };
     Ok(MemoryPlan {
         offsets,
         arena_size,
     })
 }
 
-/// The ranks of the planned tensors' lifetime endpoints among all distinct
-/// endpoints (overlap depends on their order alone), in placement order, and
-/// the number of distinct endpoints.
-fn endpoint_ranks(
-    tensors: &[TensorLifetime],
-    order: &[usize],
-) -> Result<(Vec<(usize, usize)>, usize), PlanError> {
-    let mut endpoints: Vec<usize> = fallible::collect(
-        2 * order.len(),
-        order
-            .iter()
-            .flat_map(|&i| [tensors[i].first_use, tensors[i].last_use]),
-    )?;
-    endpoints.sort_unstable();
-    endpoints.dedup();
-    let rank = |value: usize| endpoints.binary_search(&value).unwrap_or(0);
-    let ranks = fallible::collect(
-        order.len(),
-        order
-            .iter()
-            .map(|&i| (rank(tensors[i].first_use), rank(tensors[i].last_use))),
-    )?;
-    Ok((ranks, endpoints.len()))
+/// Up to this many planned tensors the scan in placement order
+/// ([`direct::place_in_order`]) is the cheapest path (see there why).
+const IN_ORDER_UP_TO: usize = 128;
+
+/// Up to this many planned tensors the direct scan ([`direct`]) costs less
+/// than the index's set-up and queries on every shape measured (callgrind
+/// instruction counts over the six shape families of issue 21).
+const DIRECT_UP_TO: usize = 512;
+
+/// Up to this many planned tensors the direct scan still costs less than
+/// the index on dense tables, where most pairs conflict and the index
+/// gathers nearly as many ranges as the scan visits.
+const DENSE_DIRECT_UP_TO: usize = 8192;
+
+/// Whether the direct scan is the cheaper path for the tensors of `order`:
+/// always up to [`DIRECT_UP_TO`] tensors, and up to [`DENSE_DIRECT_UP_TO`]
+/// when at least one pair in 16 conflicts (counted among pairs with
+/// distinct first uses, a sort and two binary searches per tensor). The
+/// choice changes the cost only: both paths give the same plan.
+fn direct_costs_less(tensors: &[TensorLifetime], order: &[usize]) -> Result<bool, PlanError> {
+    let n = order.len();
+    if n <= DIRECT_UP_TO {
+        return Ok(true);
+    }
+    if n > DENSE_DIRECT_UP_TO {
+        return Ok(false);
+    }
+    let mut firsts: Vec<usize> = fallible::collect(n, order.iter().map(|&i| tensors[i].first_use))?;
+    firsts.sort_unstable();
+    let pairs = order.iter().fold(0usize, |sum, &i| {
+        let t = &tensors[i];
+        let later = firsts.partition_point(|&f| f <= t.last_use)
+            - firsts.partition_point(|&f| f <= t.first_use);
+        sum + later
+    });
+    // Half of the n² ordered pairs are the n²/2 unordered ones.
+    Ok(pairs.saturating_mul(32) >= n * n)
 }
 
 /// Places the tensors of `order` by best fit among the ranges `placed`
@@ -106,16 +132,28 @@ fn place(
 ) -> Result<usize, PlanError> {
     // No gap shorter than the smallest tensor can ever be chosen.
     let smallest = order.last().map_or(0, |&i| tensors[i].size);
+    // The sizes in placement order, gathered in one loop whose loads are
+    // independent: at millions of tensors each is a cache miss, which the
+    // placements' dependent work would otherwise wait for one at a time.
+    // Each step's size is then replaced by its offset, written to
+    // `offsets` at the end in one loop of independent stores, for the
+    // same reason.
+    let mut sizes: Vec<usize> =
+        fallible::collect(order.len(), order.iter().map(|&i| tensors[i].size))?;
     let mut arena_size = 0usize;
     for (step, &i) in order.iter().enumerate() {
-        let size = tensors[i].size;
+        placed.prefetch(step);
+        let size = sizes[step];
         let offset = placed.best_fit(step, size)?;
         let end = offset
             .checked_add(size)
             .ok_or(PlanError::Overflow { tensor: i })?;
         placed.insert(step, (offset, end), smallest)?;
-        offsets[i] = offset;
+        sizes[step] = offset;
         arena_size = arena_size.max(end);
+    }
+    for (&i, &offset) in order.iter().zip(&sizes) {
+        offsets[i] = offset;
     }
     Ok(arena_size)
 }
@@ -261,6 +299,74 @@ mod tests {
                 let arena = place(tensors, &order, &mut offsets, &mut index).unwrap();
                 assert_eq!((offsets, arena), (naive.offsets.clone(), naive.arena_size));
             }
+        }
+    }
+
+    /// The direct scan and the index on the same table, whatever
+    /// [`DIRECT_UP_TO`] would choose, and the choice itself.
+    fn assert_both_paths_are_naive(tensors: &[TensorLifetime]) {
+        let naive = naive_plan(tensors);
+        assert_eq!(plan_offsets(tensors), naive);
+        let order = keys::placement_order(tensors).unwrap();
+        let mut offsets = vec![0; tensors.len()];
+        let arena = direct::place(tensors, &order, &mut offsets).unwrap();
+        assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
+        let mut offsets = vec![0; tensors.len()];
+        let arena = direct::place_in_order(tensors, &order, &mut offsets).unwrap();
+        assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
+        let mut offsets = vec![0; tensors.len()];
+        let mut index = index::PlacedIndex::new(tensors, &order).unwrap();
+        let arena = place(tensors, &order, &mut offsets, &mut index).unwrap();
+        assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
+    }
+
+    #[test]
+    fn the_direct_scan_and_the_index_give_the_naive_plan_on_both_sides_of_the_crossover() {
+        let mut rng = crate::rng::XorShift(0x5EED_0009);
+        let mut next = move |bound: usize| rng.below(bound);
+        // Planned counts around the crossover (zero sizes are not planned,
+        // so they pad a table without moving it across).
+        for planned in [
+            1,
+            2,
+            IN_ORDER_UP_TO,
+            IN_ORDER_UP_TO + 1,
+            DIRECT_UP_TO - 1,
+            DIRECT_UP_TO,
+            DIRECT_UP_TO + 1,
+            700,
+        ] {
+            for shape in 0..4 {
+                let horizon = [3, 40, 400, 5000][shape];
+                let mut tensors: Vec<TensorLifetime> = (0..planned)
+                    .map(|_| {
+                        let first = next(horizon);
+                        let span = if next(10) == 0 {
+                            horizon
+                        } else {
+                            1 + shape * 7
+                        };
+                        let size = [64, 1 + next(5), 16 * (1 + next(300)), 1 << 40][shape];
+                        TensorLifetime::new(size, first, first + next(span))
+                    })
+                    .collect();
+                for _ in 0..next(20) {
+                    let at = next(tensors.len() + 1);
+                    tensors.insert(at, TensorLifetime::new(0, next(horizon), horizon));
+                }
+                assert_both_paths_are_naive(&tensors);
+            }
+        }
+        // Overflow: tensor 0 ends at 2^63 and tensor 1 meets it, so its end
+        // would be 2^64; the planner names it on both paths.
+        for planned in [3, IN_ORDER_UP_TO + 3, DIRECT_UP_TO + 3] {
+            let half = usize::MAX / 2 + 1;
+            let mut tensors = vec![TensorLifetime::new(half, 0, 1)];
+            tensors.extend((1..planned).map(|i| TensorLifetime::new(half, i, i)));
+            assert_eq!(
+                try_plan_offsets(&tensors),
+                Err(PlanError::Overflow { tensor: 1 })
+            );
         }
     }
 

@@ -1,0 +1,276 @@
+//! The greedy's two sorts at scale: the placement order and the ranks of the
+//! lifetimes' endpoints, both as radix sorts of packed 64-bit keys where the
+//! keys fit, so that neither chases a tensor or binary-searches a large
+//! array once per element (at millions of tensors those cache misses, not
+//! the comparisons, were the cost).
+
+use super::TensorLifetime;
+use crate::error::PlanError;
+use crate::sys::fallible;
+
+/// Bits of a radix digit: 2048 counters stay in the first-level cache.
+const DIGIT_BITS: u32 = 11;
+
+/// Sorts `keys` by their bits `low..high` (a stable LSD radix sort, so keys
+/// equal there keep their order), using `scratch` of the same length.
+///
+/// Complexity: `O((n + 2^11) · ⌈(high − low) / 11⌉)` time, no memory
+/// beyond `scratch`.
+fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
+    let mut counts = [0usize; 1 << DIGIT_BITS];
+    let mut shift = low;
+    let (mut source, mut target) = (&mut *keys, &mut *scratch);
+    let mut in_scratch = false;
+    while shift < high {
+        let width = DIGIT_BITS.min(high - shift);
+        let mask = (1u64 << width) - 1;
+        counts[..1 << width].fill(0);
+        for &key in source.iter() {
+            counts[((key >> shift) & mask) as usize] += 1;
+        }
+        let mut total = 0;
+        for count in &mut counts[..1 << width] {
+            (*count, total) = (total, total + *count);
+        }
+        for &key in source.iter() {
+            let digit = ((key >> shift) & mask) as usize;
+            target[counts[digit]] = key;
+            counts[digit] += 1;
+        }
+        core::mem::swap(&mut source, &mut target);
+        in_scratch = !in_scratch;
+        shift += width;
+    }
+    if in_scratch {
+        keys.copy_from_slice(scratch);
+    }
+}
+
+/// Below this many keys a comparison sort of the packed keys costs less
+/// than the radix passes' counters.
+const RADIX_FROM: usize = 1 << 12;
+
+/// Bits needed to write `value`.
+fn bit_length(value: u64) -> u32 {
+    u64::BITS - value.leading_zeros()
+}
+
+/// The planned tensors (non-zero size) in placement order: decreasing size,
+/// equal sizes in input order.
+///
+/// Complexity: `O(n)` time and memory from [`RADIX_FROM`] tensors on when
+/// the sizes, shifted by their common trailing zero bits, span at most 32
+/// bits (a radix sort of packed keys); otherwise an `O(n log n)` stable
+/// comparison sort.
+pub(super) fn placement_order(tensors: &[TensorLifetime]) -> Result<Vec<usize>, PlanError> {
+    let planned = || (0..tensors.len()).filter(|&i| tensors[i].size > 0);
+    let count = planned().count();
+    if count < RADIX_FROM {
+        let mut order: Vec<usize> = fallible::collect(count, planned())?;
+        // Stable: equal sizes keep input order.
+        order.sort_by_key(|&i| core::cmp::Reverse(tensors[i].size));
+        return Ok(order);
+    }
+    let (mut max, mut common) = (0usize, 0usize);
+    for i in planned() {
+        max = max.max(tensors[i].size);
+        common |= tensors[i].size;
+    }
+    let shift = common.trailing_zeros().min(usize::BITS - 1);
+    let top = (max >> shift) as u64;
+    let packable = bit_length(top) <= 32 && u32::try_from(tensors.len()).is_ok();
+    if !packable {
+        let mut order: Vec<usize> = fallible::collect(count, planned())?;
+        // The index breaks ties, so an unstable sort is exact.
+        order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors[i].size), i));
+        return Ok(order);
+    }
+    // Key: (top − size) above, the input index below; the sort runs on the
+    // size bits only and, being stable, keeps equal sizes in input order.
+    let mut keys: Vec<u64> = fallible::collect(
+        count,
+        planned().map(|i| ((top - (tensors[i].size >> shift) as u64) << 32) | i as u64),
+    )?;
+    let mut scratch = fallible::filled(count, 0u64)?;
+    radix_sort(&mut keys, &mut scratch, 32, 32 + bit_length(top));
+    fallible::collect(count, keys.iter().map(|&key| (key & 0xFFFF_FFFF) as usize))
+}
+
+/// The ranks of the planned tensors' lifetime endpoints among all distinct
+/// endpoints (overlap depends on their order alone), in placement `order`,
+/// and the number of distinct endpoints.
+///
+/// Complexity: `O(n)` time and memory when the endpoints span at most 32
+/// bits and there are fewer than 2^31 tensors (a radix sort of packed keys,
+/// visited in input order, which is usually time order); otherwise
+/// `O(n log n)` by sorting and binary search.
+pub(super) fn endpoint_ranks(
+    tensors: &[TensorLifetime],
+    order: &[usize],
+) -> Result<(Vec<(usize, usize)>, usize), PlanError> {
+    let (mut low, mut high) = (usize::MAX, 0usize);
+    for &i in order {
+        low = low.min(tensors[i].first_use);
+        high = high.max(tensors[i].last_use);
+    }
+    let span = high.saturating_sub(low) as u64;
+    let packable = bit_length(span) <= 32 && tensors.len() < 1 << 31 && order.len() > 1;
+    if !packable {
+        return ranks_by_search(tensors, order);
+    }
+    // Key: the endpoint above, its slot below (2i for tensor i's first use,
+    // 2i + 1 for its last), in input order.
+    let planned = || (0..tensors.len()).filter(|&i| tensors[i].size > 0);
+    let mut keys: Vec<u64> = fallible::collect(
+        2 * order.len(),
+        planned().flat_map(|i| {
+            let t = &tensors[i];
+            let slot = 2 * i as u64;
+            [
+                (((t.first_use - low) as u64) << 32) | slot,
+                (((t.last_use - low) as u64) << 32) | (slot + 1),
+            ]
+        }),
+    )?;
+    let mut scratch = fallible::filled(keys.len(), 0u64)?;
+    if keys.len() < RADIX_FROM {
+        keys.sort_unstable();
+    } else {
+        radix_sort(&mut keys, &mut scratch, 32, 32 + bit_length(span));
+    }
+    // `scratch` becomes each slot's rank (only planned tensors' slots are
+    // written or read).
+    let mut by_slot = scratch;
+    by_slot.clear();
+    by_slot.resize(2 * tensors.len(), 0);
+    let mut rank = 0u64;
+    let mut previous = keys.first().map_or(0, |&key| key >> 32);
+    for &key in &keys {
+        if key >> 32 != previous {
+            previous = key >> 32;
+            rank += 1;
+        }
+        by_slot[(key & 0xFFFF_FFFF) as usize] = rank;
+    }
+    drop(keys);
+    let ranks = fallible::collect(
+        order.len(),
+        order
+            .iter()
+            .map(|&i| (by_slot[2 * i] as usize, by_slot[2 * i + 1] as usize)),
+    )?;
+    Ok((ranks, rank as usize + 1))
+}
+
+/// [`endpoint_ranks`] by a comparison sort of the endpoints and a binary
+/// search per endpoint: `O(n log n)` time, `O(n)` memory.
+fn ranks_by_search(
+    tensors: &[TensorLifetime],
+    order: &[usize],
+) -> Result<(Vec<(usize, usize)>, usize), PlanError> {
+    let mut endpoints: Vec<usize> = fallible::collect(
+        2 * order.len(),
+        order
+            .iter()
+            .flat_map(|&i| [tensors[i].first_use, tensors[i].last_use]),
+    )?;
+    endpoints.sort_unstable();
+    endpoints.dedup();
+    let rank = |value: usize| endpoints.binary_search(&value).unwrap_or(0);
+    let ranks = fallible::collect(
+        order.len(),
+        order
+            .iter()
+            .map(|&i| (rank(tensors[i].first_use), rank(tensors[i].last_use))),
+    )?;
+    Ok((ranks, endpoints.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radix_sort_agrees_with_a_stable_sort_on_the_bits_it_reads() {
+        let mut rng = crate::rng::XorShift(0x5EED_0007);
+        for &(len, low, high) in &[
+            (0, 0, 5),
+            (1, 3, 9),
+            (300, 0, 64),
+            (5000, 32, 45),
+            (777, 40, 41),
+        ] {
+            let keys: Vec<u64> = (0..len)
+                .map(|_| ((rng.below(1 << 30) as u64) << 34) ^ rng.below(1 << 30) as u64)
+                .collect();
+            let field = |key: u64| {
+                let width = high - low;
+                if width == 64 {
+                    key
+                } else {
+                    (key >> low) & ((1u64 << width) - 1)
+                }
+            };
+            let mut expected = keys.clone();
+            expected.sort_by_key(|&key| field(key));
+            let mut actual = keys.clone();
+            let mut scratch = vec![0; len];
+            radix_sort(&mut actual, &mut scratch, low, high);
+            assert_eq!(actual, expected, "len {len}, bits {low}..{high}");
+        }
+    }
+
+    /// Tables whose sizes and endpoints take both paths: packed keys and
+    /// the comparison fallback.
+    fn tables() -> Vec<Vec<TensorLifetime>> {
+        let mut rng = crate::rng::XorShift(0x5EED_0008);
+        let mut tables = Vec::new();
+        for round in 0..60 {
+            let count = rng.below(200);
+            let size_scale = [1usize, 64, 1 << 40, 3 << 20][round % 4];
+            let node_scale = [1usize, 7, 1 << 33][round % 3];
+            let table = (0..count)
+                .map(|_| {
+                    let first = rng.below(50) * node_scale;
+                    let last = first + rng.below(10) * node_scale;
+                    let size = rng.below(6) * size_scale;
+                    TensorLifetime::new(size, first, last)
+                })
+                .collect();
+            tables.push(table);
+        }
+        // Large enough for the radix sorts.
+        let large = (0..5000)
+            .map(|i| TensorLifetime::new(64 * rng.below(9), i / 3, i / 3 + rng.below(20)))
+            .collect();
+        tables.push(large);
+        let max = usize::MAX;
+        tables.push(vec![
+            TensorLifetime::new(max, 0, max),
+            TensorLifetime::new(1, max, max),
+        ]);
+        tables
+    }
+
+    #[test]
+    fn placement_order_is_decreasing_size_then_input_order() {
+        for tensors in tables() {
+            let mut expected: Vec<usize> = (0..tensors.len())
+                .filter(|&i| tensors[i].size > 0)
+                .collect();
+            expected.sort_by(|&a, &b| tensors[b].size.cmp(&tensors[a].size));
+            assert_eq!(placement_order(&tensors).unwrap(), expected);
+        }
+    }
+
+    #[test]
+    fn endpoint_ranks_agree_with_the_search() {
+        for tensors in tables() {
+            let order = placement_order(&tensors).unwrap();
+            assert_eq!(
+                endpoint_ranks(&tensors, &order).unwrap(),
+                ranks_by_search(&tensors, &order).unwrap()
+            );
+        }
+    }
+}
