@@ -124,7 +124,9 @@ for every edge), as CSV with the header source,target, or as JSON: an array of
 {\"nodes\": N, \"edges\": [...]}. The nodes are 0..N-1, where N is --nodes, else the
 JSON's \"nodes\", else one more than the largest node named.
 
-Memory: the reduction keeps a bit matrix of about N²/16 bytes. So that a small
+Memory: the reduction keeps a bit matrix of at most about N²/16 bytes, built in
+blocks of columns that fit the memory left, so a matrix too large to hold whole is
+reduced block by block rather than refused. So that a small
 file cannot ask for a large one, a node count from the file (\"nodes\", or the
 largest node plus one) may be at most 2 per edge plus 16,384; more is refused,
 naming the line. --nodes N is taken as given.
