@@ -139,9 +139,14 @@ impl<'a> PlanProblem<'a> {
     fn is_plain(&self, alignment: usize) -> bool {
         let limit = self.capacity.unwrap_or(usize::MAX);
         let usable = |(t, hint): (usize, &Option<usize>)| {
+            // An invalid plan alignment is refused whichever planner runs:
+            // any hint then keeps the route a hint took before.
             hint.is_some_and(|h| {
+                if !alignment.is_power_of_two() {
+                    return true;
+                }
                 let size = self.tensors.get(t).map_or(0, |tensor| tensor.size);
-                h % alignment.max(1) == 0
+                h % alignment == 0
                     && super::round_up(size, alignment, t)
                         .ok()
                         .and_then(|size| h.checked_add(size))
