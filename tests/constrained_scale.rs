@@ -11,6 +11,10 @@
 
 use std::time::{Duration, Instant};
 
+#[path = "common/problems.rs"]
+mod problems;
+use problems::byte_stepping;
+
 use aether_planner::{
     try_plan_problem, LifetimeGap, PlanOptions, PlanProblem, SearchBudget, Strategy, TensorLifetime,
 };
@@ -206,33 +210,9 @@ fn plain_problem_with_a_capacity_spends_the_budget_once() {
 #[test]
 #[ignore]
 fn byte_stepping_node() {
-    let window = |tensor, first, last, lo: usize| LifetimeGap {
-        tensor,
-        first,
-        last,
-        window: Some((lo, lo + 1)),
-    };
     for k in [16, 20, 24] {
         let big = 1usize << k;
-        let tensors = [
-            TensorLifetime::new(big, 2, 4),
-            TensorLifetime::new(3, 1, 3),
-            TensorLifetime::new(4, 1, 3),
-            TensorLifetime::new(10, 0, 2),
-            TensorLifetime::new(2, 1, 5),
-            TensorLifetime::new(8, 3, 6),
-            TensorLifetime::new(6, 1, 2),
-        ];
-        let gaps = [
-            window(1, 1, 1, 0),
-            window(1, 3, 3, 2),
-            window(2, 1, 2, 2),
-            window(3, 0, 2, 0),
-            window(4, 1, 4, 0),
-            window(5, 3, 6, 4),
-            window(6, 1, 2, 2),
-        ];
-        let fixed = [None, Some(0), None, None, None, None, None];
+        let (tensors, gaps, fixed) = byte_stepping(big);
         let problem = PlanProblem {
             gaps: &gaps,
             fixed_offsets: &fixed,

@@ -9,8 +9,12 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+#[path = "common/problems.rs"]
+mod problems;
+use problems::byte_stepping;
+
 use aether_planner::{
-    try_plan_problem, LifetimeGap, PlanOptions, PlanProblem, SearchBudget, Strategy, TensorLifetime,
+    try_plan_problem, PlanOptions, PlanProblem, SearchBudget, Strategy, TensorLifetime,
 };
 
 /// The system allocator, counting the bytes live and their peak.
@@ -50,38 +54,6 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
     PEAK.store(before, Ordering::Relaxed);
     let out = f();
     (out, PEAK.load(Ordering::Relaxed) - before)
-}
-
-/// Seven tensors with windows of one byte, one fixed tensor, and a
-/// capacity just above a tensor of `big` bytes: propagating the search's
-/// orders raised blocks a byte at a time up to the capacity.
-fn byte_stepping(big: usize) -> (Vec<TensorLifetime>, Vec<LifetimeGap>, Vec<Option<usize>>) {
-    let window = |tensor, first, last, lo: usize| LifetimeGap {
-        tensor,
-        first,
-        last,
-        window: Some((lo, lo + 1)),
-    };
-    let tensors = vec![
-        TensorLifetime::new(big, 2, 4),
-        TensorLifetime::new(3, 1, 3),
-        TensorLifetime::new(4, 1, 3),
-        TensorLifetime::new(10, 0, 2),
-        TensorLifetime::new(2, 1, 5),
-        TensorLifetime::new(8, 3, 6),
-        TensorLifetime::new(6, 1, 2),
-    ];
-    let gaps = vec![
-        window(1, 1, 1, 0),
-        window(1, 3, 3, 2),
-        window(2, 1, 2, 2),
-        window(3, 0, 2, 0),
-        window(4, 1, 4, 0),
-        window(5, 3, 6, 4),
-        window(6, 1, 2, 2),
-    ];
-    let fixed = vec![None, Some(0), None, None, None, None, None];
-    (tensors, gaps, fixed)
 }
 
 #[test]

@@ -999,32 +999,11 @@ fn a_spent_budget_stops_every_phase_after_the_greedy_plan() {
 /// one byte, one fixed tensor and a capacity just above a tensor of
 /// `big` bytes.
 fn byte_stepping(big: usize) -> Instance {
-    let window = |tensor, first, last, lo: usize| LifetimeGap {
-        tensor,
-        first,
-        last,
-        window: Some((lo, lo + 1)),
-    };
+    let (tensors, gaps, fixed) = common::problems::byte_stepping(big);
     Instance {
-        tensors: vec![
-            TensorLifetime::new(big, 2, 4),
-            TensorLifetime::new(3, 1, 3),
-            TensorLifetime::new(4, 1, 3),
-            TensorLifetime::new(10, 0, 2),
-            TensorLifetime::new(2, 1, 5),
-            TensorLifetime::new(8, 3, 6),
-            TensorLifetime::new(6, 1, 2),
-        ],
-        gaps: vec![
-            window(1, 1, 1, 0),
-            window(1, 3, 3, 2),
-            window(2, 1, 2, 2),
-            window(3, 0, 2, 0),
-            window(4, 1, 4, 0),
-            window(5, 3, 6, 4),
-            window(6, 1, 2, 2),
-        ],
-        fixed: vec![None, Some(0), None, None, None, None, None],
+        tensors,
+        gaps,
+        fixed,
         capacity: Some(big + 10),
         alignment: 1,
         ..Instance::default()

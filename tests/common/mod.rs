@@ -5,6 +5,7 @@
 //! limits for the allocation-failure probes. [`oracles`]: the seeded
 //! generator and the naive oracles the Rust tests check against.
 //! [`large`]: the large real problems and the sweep soundness check.
+//! [`problems`]: problem instances several test files plan.
 
 #![allow(dead_code)] // each test file uses its own part
 
@@ -12,6 +13,7 @@ pub mod large;
 #[cfg(target_os = "linux")]
 pub mod limit;
 pub mod oracles;
+pub mod problems;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
