@@ -137,7 +137,6 @@ impl<'a> PlanProblem<'a> {
     /// ending past the capacity or `usize::MAX`) asks for nothing: it is
     /// ignored, so it may not change which planner answers.
     fn is_plain(&self, alignment: usize) -> bool {
-        let limit = self.capacity.unwrap_or(usize::MAX);
         let usable = |(t, hint): (usize, &Option<usize>)| {
             // An invalid plan alignment is refused whichever planner runs:
             // any hint then keeps the route a hint took before.
@@ -146,11 +145,14 @@ impl<'a> PlanProblem<'a> {
                     return true;
                 }
                 let size = self.tensors.get(t).map_or(0, |tensor| tensor.size);
-                h % alignment == 0
-                    && super::round_up(size, alignment, t)
-                        .ok()
-                        .and_then(|size| h.checked_add(size))
-                        .is_some_and(|end| end <= limit)
+                super::round_up(size, alignment, t).is_ok_and(|size| {
+                    hint_can_be_taken(
+                        h as i128,
+                        alignment as i128,
+                        size as i128,
+                        self.capacity.map(|c| c as i128),
+                    )
+                })
             })
         };
         self.alignments.iter().all(|&a| a == 1)
@@ -159,6 +161,18 @@ impl<'a> PlanProblem<'a> {
             && self.gaps.is_empty()
             && self.reuses.is_empty()
     }
+}
+
+/// Whether a hint at `hint` for a block of `size` bytes and alignment
+/// `align` can be taken at all: aligned, and ending within `capacity` (or
+/// `usize::MAX` when there is none). Any other hint is ignored.
+pub(super) fn hint_can_be_taken(
+    hint: i128,
+    align: i128,
+    size: i128,
+    capacity: Option<i128>,
+) -> bool {
+    hint >= 0 && hint % align == 0 && hint + size <= capacity.unwrap_or(usize::MAX as i128)
 }
 
 /// Plans offsets honouring every constraint of `problem`, with the strategy,

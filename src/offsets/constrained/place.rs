@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use super::normalise::Model;
-use super::{align_up, try_room};
+use super::{align_up, hint_can_be_taken, try_room};
 use crate::error::PlanError;
 use crate::rng::XorShift;
 use crate::sys::fallible;
@@ -82,10 +82,7 @@ impl Placement {
     ) -> Result<i128, PlanError> {
         let block = &model.blocks[b];
         let align = block.align;
-        // A hint is a suggestion: one whose end passes the capacity, or
-        // `usize::MAX` when there is none, is not taken.
-        let limit = model.capacity.unwrap_or(usize::MAX as i128);
-        let hint = hint.filter(|&h| h >= 0 && h % align == 0 && h + block.size <= limit);
+        let hint = hint.filter(|&h| hint_can_be_taken(h, align, block.size, model.capacity));
         let Some(lists) = &model.neighbours else {
             return Ok(self.lowest_by_scan(model, b, hint));
         };
