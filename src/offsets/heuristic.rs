@@ -69,7 +69,6 @@ use std::time::Instant;
 mod scalable;
 
 use super::conflicts::{self, gcd, lifetime_length, Conflicts, Degrees, Sections};
-use super::peak::try_peak_live_bytes;
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::rng::XorShift;
@@ -98,13 +97,15 @@ enum Rule {
 /// conflict lists would pass [`conflicts::LIST_ENTRY_LIMIT`] go to
 /// [`scalable::plan`], which needs no lists.
 ///
+/// `peak` is the tensors' peak of live bytes (the caller has it already):
+/// no plan is below it, so one that meets it ends the work.
+///
 /// Errors: [`PlanError::Overflow`] if an end offset would pass `usize::MAX`.
 pub(crate) fn plan(
     tensors: &[TensorLifetime],
+    peak: usize,
     deadline: Option<Instant>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
-    // No plan is below the peak: one that meets it ends the work.
-    let peak = try_peak_live_bytes(tensors)?;
     let degrees = Degrees::new(tensors)?;
     if !degrees.lists_fit() {
         return scalable::plan(tensors, degrees, peak, deadline);
@@ -787,6 +788,7 @@ impl Key for u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::offsets::peak::try_peak_live_bytes;
 
     /// Seeded tables of up to `count` tensors over `horizon` nodes: short
     /// and long lifetimes, repeated sizes and zero sizes.
@@ -983,7 +985,9 @@ mod tests {
         let mut below = |bound: usize| rng.below(bound);
         for _ in 0..300 {
             let tensors = random_table(&mut below, 80);
-            let plan = plan(&tensors, None).unwrap().unwrap();
+            let plan = plan(&tensors, try_peak_live_bytes(&tensors).unwrap(), None)
+                .unwrap()
+                .unwrap();
             assert_sound(&tensors, &plan);
         }
     }
@@ -1005,7 +1009,9 @@ mod tests {
                 .map(|_| TensorLifetime::new(8 * (1 + rng.below(9)), rng.below(3), 5))
                 .collect();
             for tensors in [disjoint, all_live] {
-                let plan = plan(&tensors, None).unwrap().unwrap();
+                let plan = plan(&tensors, try_peak_live_bytes(&tensors).unwrap(), None)
+                    .unwrap()
+                    .unwrap();
                 // The live bytes at every first use, by their definition.
                 let peak: usize = (tensors.iter().map(|x| x.first_use))
                     .map(|t| {
@@ -1026,7 +1032,9 @@ mod tests {
             .map(|i| TensorLifetime::new(64 * (1 + i % 7), i % 5, 10))
             .collect();
         assert!(!Degrees::new(&tensors).unwrap().lists_fit());
-        let plan = plan(&tensors, None).unwrap().unwrap();
+        let plan = plan(&tensors, try_peak_live_bytes(&tensors).unwrap(), None)
+            .unwrap()
+            .unwrap();
         let total: usize = tensors.iter().map(|t| t.size).sum();
         assert_eq!(plan.arena_size, total);
         assert_sound(&tensors, &plan);

@@ -207,7 +207,7 @@ pub fn try_plan_offsets_observed(
 
     let (plan, lower_bound, search_nodes) = match options.strategy {
         Strategy::Greedy => (try_plan_offsets(&rounded)?, peak, 0),
-        Strategy::Heuristic => (heuristic_or_greedy(&rounded, None)?, peak, 0),
+        Strategy::Heuristic => (heuristic_or_greedy(&rounded, peak, None)?, peak, 0),
         Strategy::Search => {
             // The time cap bounds the whole call, the starting plans included.
             let deadline = options
@@ -251,7 +251,7 @@ fn search_start(
     if greedy.arena_size <= peak || deadline.is_some_and(|d| Instant::now() >= d) {
         return Ok(greedy);
     }
-    match heuristic::plan(rounded, deadline)? {
+    match heuristic::plan(rounded, peak, deadline)? {
         // Never worse than the greedy plan by its rules; kept as a guard.
         Some(plan) if plan.arena_size <= greedy.arena_size => Ok(plan),
         _ => Ok(greedy),
@@ -262,9 +262,10 @@ fn search_start(
 /// heuristic finishes a placement.
 fn heuristic_or_greedy(
     rounded: &[TensorLifetime],
+    peak: usize,
     deadline: Option<Instant>,
 ) -> Result<MemoryPlan, PlanError> {
-    match heuristic::plan(rounded, deadline)? {
+    match heuristic::plan(rounded, peak, deadline)? {
         Some(plan) => Ok(plan),
         None => try_plan_offsets(rounded),
     }
