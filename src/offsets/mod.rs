@@ -51,6 +51,7 @@ mod constrained;
 mod greedy;
 mod heuristic;
 mod no_heap;
+mod options;
 mod peak;
 mod search;
 
@@ -60,8 +61,11 @@ pub(crate) use no_heap::{
     peak_live_bytes_scratch_bytes, plan_offsets_scratch_bytes, try_peak_live_bytes_in,
     try_plan_offsets_in,
 };
+pub use options::{
+    MemoryPlan, PlanOptions, PlanReport, SearchBudget, SearchProgress, Strategy,
+    DEFAULT_SEARCH_NODES, DEFAULT_SEARCH_TIME,
+};
 pub use peak::{peak_live_bytes, try_peak_live_bytes};
-pub use search::{SearchBudget, SearchProgress, DEFAULT_SEARCH_NODES, DEFAULT_SEARCH_TIME};
 
 use crate::error::PlanError;
 pub use crate::input::TensorLifetime;
@@ -69,69 +73,6 @@ pub use crate::input::TensorLifetime;
 use crate::input::check_lifetimes;
 use crate::sys::fallible;
 use std::time::Instant;
-
-/// A plan: one offset per input tensor, in input order, and the arena size
-/// `max_i (offsets[i] + size_i)` (0 when nothing is planned).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct MemoryPlan {
-    /// Byte offset of each input tensor, in input order.
-    pub offsets: Vec<usize>,
-    /// Bytes the arena needs to hold every tensor at its offset.
-    pub arena_size: usize,
-}
-
-/// Which planner [`try_plan_offsets_with`] runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Strategy {
-    /// The specification's greedy planner: best fit in decreasing size.
-    #[default]
-    Greedy,
-    /// The best of several orderings and placement rules, then local
-    /// improvement. Deterministic; no search budget is used.
-    Heuristic,
-    /// Exact anytime branch and bound within [`PlanOptions::budget`], started
-    /// from the heuristic's plan.
-    Search,
-}
-
-/// Options of [`try_plan_offsets_with`]. The default is the greedy planner
-/// without alignment, which returns exactly [`try_plan_offsets`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PlanOptions {
-    /// Every planned offset is a multiple of this power of two, and the arena
-    /// is computed on sizes rounded up to it. 1 means no alignment.
-    pub alignment: usize,
-    /// The planner to run.
-    pub strategy: Strategy,
-    /// Limits of [`Strategy::Search`]; ignored by the other strategies.
-    pub budget: SearchBudget,
-}
-
-impl Default for PlanOptions {
-    fn default() -> Self {
-        PlanOptions {
-            alignment: 1,
-            strategy: Strategy::Greedy,
-            budget: SearchBudget::default(),
-        }
-    }
-}
-
-/// What [`try_plan_offsets_with`] found.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PlanReport {
-    /// The plan: offsets (multiples of the alignment) and the arena computed
-    /// on rounded sizes.
-    pub plan: MemoryPlan,
-    /// A proven lower bound on the arena of every sound plan at this
-    /// alignment: at least the peak of live rounded bytes, at most
-    /// `plan.arena_size`.
-    pub lower_bound: usize,
-    /// Whether `plan.arena_size == lower_bound`, so no smaller arena exists.
-    pub proven_optimal: bool,
-    /// Search nodes visited (0 unless the strategy is [`Strategy::Search`]).
-    pub search_nodes: u64,
-}
 
 /// Plans offsets with the given alignment and strategy, or says why it cannot.
 ///

@@ -100,84 +100,15 @@ mod overlaps;
 mod placement;
 mod tops;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::conflicts::{gcd, lifetime_length, Degrees, Sections};
-use super::{MemoryPlan, TensorLifetime};
+use super::{MemoryPlan, SearchBudget, SearchProgress, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
 use bounds::Span;
 use overlaps::Overlaps;
 use tops::Tops;
-
-/// Limits of [`Strategy::Search`](crate::Strategy::Search). When one runs out the search returns the
-/// best plan found so far. With only a node budget the result is the same on
-/// every machine; a time limit, an optional cap, makes it depend on the
-/// machine's speed once it is reached. The default is a node budget alone,
-/// [`DEFAULT_SEARCH_NODES`], so that the default plan is reproducible; a
-/// node costs more on larger problems (`O(d + m + S)`, see the module
-/// documentation of the search), so at compiler scale add a time cap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SearchBudget {
-    /// Wall-clock cap of the whole call, the greedy and heuristic plans the
-    /// search starts from included, or `None` for no cap. The clock is read
-    /// at least every 1,024 search placements (more often on problems of
-    /// more than 256 tensors), before each decision and each set-up step of
-    /// the search, and every 256 heuristic placements; the greedy plan, the
-    /// first candidate, is always made in full.
-    pub time: Option<Duration>,
-    /// Limit on the number of search nodes (partial plans that passed the
-    /// search's bounds), or `None` for no limit.
-    pub nodes: Option<u64>,
-}
-
-impl Default for SearchBudget {
-    /// [`DEFAULT_SEARCH_NODES`] nodes and no time cap: the same plan on every
-    /// machine.
-    fn default() -> Self {
-        SearchBudget {
-            time: None,
-            nodes: Some(DEFAULT_SEARCH_NODES),
-        }
-    }
-}
-
-impl SearchBudget {
-    /// A node budget of `nodes` and no time cap: the same plan on every
-    /// machine.
-    pub const fn nodes(nodes: u64) -> Self {
-        SearchBudget {
-            time: None,
-            nodes: Some(nodes),
-        }
-    }
-
-    /// This budget with the wall-clock cap `time` (of the whole call).
-    pub const fn with_time_cap(self, time: Duration) -> Self {
-        SearchBudget {
-            time: Some(time),
-            nodes: self.nodes,
-        }
-    }
-}
-
-/// What a search has reached, as given to the observer of
-/// [`try_plan_offsets_observed`](crate::try_plan_offsets_observed): its
-/// first state, then each time the incumbent or the lower bound improves.
-#[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SearchProgress {
-    /// Search nodes visited so far.
-    pub nodes: u64,
-    /// Arena of the best plan found so far (the start plan's at first).
-    pub best_arena: usize,
-    /// Proven lower bound on every sound arena, at most `best_arena`.
-    pub lower_bound: usize,
-}
-
-/// The default node budget of a search: enough to end the search on the
-/// MiniMalloc benchmark problems (most are proven optimal long before it).
-pub const DEFAULT_SEARCH_NODES: u64 = 300_000;
 
 /// The best plan the search found, and what it proved.
 pub(crate) struct Outcome {
@@ -188,15 +119,6 @@ pub(crate) struct Outcome {
     /// Search nodes: partial plans that passed the bounds.
     pub(crate) nodes: u64,
 }
-
-/// A time cap for searches at compiler scale, long enough that the default
-/// node budget is what ends a search on the MiniMalloc benchmark problems.
-///
-/// Not part of the default budget any more (which is
-/// [`DEFAULT_SEARCH_NODES`] alone, so that the default plan is the same on
-/// every machine); kept for callers that want the former cap:
-/// `SearchBudget::default().with_time_cap(DEFAULT_SEARCH_TIME)`.
-pub const DEFAULT_SEARCH_TIME: Duration = Duration::from_secs(60);
 
 /// Whether the time cap `deadline`, if any, has passed.
 fn past(deadline: Option<Instant>) -> bool {
