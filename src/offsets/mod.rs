@@ -94,7 +94,9 @@ use std::time::Instant;
 ///     TensorLifetime::new(80, 1, 2),
 ///     TensorLifetime::new(60, 2, 3),
 /// ];
-/// let options = PlanOptions { alignment: 64, strategy: Strategy::Search, ..PlanOptions::default() };
+/// let mut options = PlanOptions::default();
+/// options.alignment = 64;
+/// options.strategy = Strategy::Search;
 /// let report = try_plan_offsets_with(&tensors, &options).unwrap();
 /// assert!(report.plan.offsets.iter().all(|offset| offset % 64 == 0));
 /// assert_eq!(report.plan.arena_size, 256); // 128 + 128 live at node 1
