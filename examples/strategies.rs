@@ -79,18 +79,15 @@ fn is_sound(tensors: &[TensorLifetime], report: &PlanReport) -> bool {
 /// Plans `repeats` times and keeps the shortest time: on a shared machine
 /// the minimum is the figure least disturbed by other work. Every repeat
 /// must give the same report.
-// Options are set field by field, not by a struct literal, so that this
-// keeps compiling when PlanOptions gains fields (#[non_exhaustive]).
-#[allow(clippy::field_reassign_with_default)]
 fn run(
     tensors: &[TensorLifetime],
     strategy: Strategy,
     budget: SearchBudget,
     repeats: usize,
 ) -> Result<(PlanReport, Duration), String> {
-    let mut options = PlanOptions::default();
-    options.strategy = strategy;
-    options.budget = budget;
+    let options = PlanOptions::default()
+        .with_strategy(strategy)
+        .with_budget(budget);
     let mut best: Option<(PlanReport, Duration)> = None;
     for _ in 0..repeats.max(1) {
         let clock = Instant::now();
@@ -130,10 +127,9 @@ fn main() -> Result<(), String> {
             _ => return Err(format!("unknown option {arg}")),
         }
     }
-    let budget = SearchBudget {
-        time: seconds.map(Duration::from_secs_f64),
-        nodes,
-    };
+    let budget = SearchBudget::unlimited()
+        .with_time(seconds.map(Duration::from_secs_f64))
+        .with_nodes(nodes);
     let root = env!("CARGO_MANIFEST_DIR");
 
     let mut table = String::new();

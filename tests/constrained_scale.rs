@@ -5,10 +5,6 @@
 //! process's peak resident memory so far (`VmHWM`); run one test per
 //! process for a clean memory figure.
 
-// Options are set field by field, so that `PlanOptions` may become
-// #[non_exhaustive].
-#![allow(clippy::field_reassign_with_default)]
-
 use std::time::{Duration, Instant};
 
 #[path = "common/problems.rs"]
@@ -34,10 +30,7 @@ fn peak_mib() -> u64 {
 fn options(strategy: Strategy, budget_ms: Option<u64>) -> PlanOptions {
     let mut o = PlanOptions::default();
     o.strategy = strategy;
-    o.budget = SearchBudget {
-        time: budget_ms.map(Duration::from_millis),
-        nodes: None,
-    };
+    o.budget = SearchBudget::unlimited().with_time(budget_ms.map(Duration::from_millis));
     o
 }
 
@@ -82,10 +75,7 @@ fn chain_with_one_fixed_offset() {
         let tensors = chain(n);
         let mut fixed = vec![None; n];
         fixed[n / 2] = Some(4096);
-        let problem = PlanProblem {
-            fixed_offsets: &fixed,
-            ..PlanProblem::new(&tensors)
-        };
+        let problem = PlanProblem::new(&tensors).with_fixed_offsets(&fixed);
         for strategy in STRATEGIES {
             measure(
                 &format!("chain {n}, one fixed"),
@@ -103,10 +93,7 @@ fn all_live_with_one_alignment() {
         let tensors = all_live(n);
         let mut alignments = vec![1; n];
         alignments[0] = 2;
-        let problem = PlanProblem {
-            alignments: &alignments,
-            ..PlanProblem::new(&tensors)
-        };
+        let problem = PlanProblem::new(&tensors).with_alignments(&alignments);
         for strategy in STRATEGIES {
             measure(
                 &format!("all-live {n}, one alignment"),
@@ -124,10 +111,7 @@ fn all_live_search_within_its_budget() {
     let tensors = all_live(2000);
     let mut alignments = vec![1; 2000];
     alignments[7] = 64;
-    let problem = PlanProblem {
-        alignments: &alignments,
-        ..PlanProblem::new(&tensors)
-    };
+    let problem = PlanProblem::new(&tensors).with_alignments(&alignments);
     for ms in [100, 1000] {
         measure(
             "all-live 2000, one alignment",
@@ -142,16 +126,8 @@ fn all_live_search_within_its_budget() {
 fn all_live_with_one_gap_search_within_its_budget() {
     // A gap makes the blocks more than intervals: the pairs are listed.
     let tensors = all_live(2000);
-    let gaps = [LifetimeGap {
-        tensor: 3,
-        first: 1,
-        last: 1,
-        window: Some((0, 8)),
-    }];
-    let problem = PlanProblem {
-        gaps: &gaps,
-        ..PlanProblem::new(&tensors)
-    };
+    let gaps = [LifetimeGap::new(3, 1, 1).with_window(Some((0, 8)))];
+    let problem = PlanProblem::new(&tensors).with_gaps(&gaps);
     for ms in [100, 1000] {
         measure(
             "all-live 2000, one gap",
@@ -171,10 +147,7 @@ fn plain_problem_with_a_capacity_spends_the_budget_once() {
         .map(|i| TensorLifetime::new(64 + (i * 7919) % 4000, i, i + 10))
         .collect();
     let peak = aether_planner::try_peak_live_bytes(&tensors).unwrap();
-    let problem = PlanProblem {
-        capacity: Some(peak),
-        ..PlanProblem::new(&tensors)
-    };
+    let problem = PlanProblem::new(&tensors).with_capacity(Some(peak));
     measure(
         "window 4000, capacity = peak",
         &problem,
@@ -196,10 +169,7 @@ fn plain_problem_with_a_capacity_spends_the_budget_once() {
         })
         .collect();
     let peak = aether_planner::try_peak_live_bytes(&tensors).unwrap();
-    let problem = PlanProblem {
-        capacity: Some(peak),
-        ..PlanProblem::new(&tensors)
-    };
+    let problem = PlanProblem::new(&tensors).with_capacity(Some(peak));
     measure(
         "random short 4000, capacity = peak",
         &problem,
@@ -213,12 +183,10 @@ fn byte_stepping_node() {
     for k in [16, 20, 24] {
         let big = 1usize << k;
         let (tensors, gaps, fixed) = byte_stepping(big);
-        let problem = PlanProblem {
-            gaps: &gaps,
-            fixed_offsets: &fixed,
-            capacity: Some(big + 10),
-            ..PlanProblem::new(&tensors)
-        };
+        let problem = PlanProblem::new(&tensors)
+            .with_gaps(&gaps)
+            .with_fixed_offsets(&fixed)
+            .with_capacity(Some(big + 10));
         measure(
             &format!("byte stepping 2^{k}"),
             &problem,

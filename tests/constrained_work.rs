@@ -2,9 +2,6 @@
 //! by the clock: what one search node costs must not grow with byte
 //! magnitudes.
 
-// Options are set field by field, so that `PlanOptions` may become
-// #[non_exhaustive].
-#![allow(clippy::field_reassign_with_default)]
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -63,10 +60,7 @@ fn a_search_node_costs_the_same_memory_whatever_the_byte_magnitudes() {
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut options = PlanOptions::default();
     options.strategy = Strategy::Search;
-    options.budget = SearchBudget {
-        time: None,
-        nodes: Some(10_000),
-    };
+    options.budget = SearchBudget::nodes(10_000);
     // One alignment for all, and a mixed one, where a cycle's gain per lap
     // depends on the offsets.
     for alignments in [vec![], vec![1, 1, 2, 1, 1, 1, 1]] {
@@ -74,13 +68,11 @@ fn a_search_node_costs_the_same_memory_whatever_the_byte_magnitudes() {
         for k in [8, 20] {
             let big = 1usize << k;
             let (tensors, gaps, fixed) = byte_stepping(big);
-            let problem = PlanProblem {
-                alignments: &alignments,
-                gaps: &gaps,
-                fixed_offsets: &fixed,
-                capacity: Some(big + 10),
-                ..PlanProblem::new(&tensors)
-            };
+            let problem = PlanProblem::new(&tensors)
+                .with_alignments(&alignments)
+                .with_gaps(&gaps)
+                .with_fixed_offsets(&fixed)
+                .with_capacity(Some(big + 10));
             let (report, peak) = peak_of(|| try_plan_problem(&problem, &options));
             let report = report.unwrap();
             println!(
@@ -114,17 +106,11 @@ fn one_alignment_over_buffers_all_live_stores_nothing_per_pair() {
     // 3,000 buffers: 4.5 million conflicting pairs, past what is listed.
     let n = 3000;
     let (tensors, alignments) = all_live(n);
-    let problem = PlanProblem {
-        alignments: &alignments,
-        ..PlanProblem::new(&tensors)
-    };
+    let problem = PlanProblem::new(&tensors).with_alignments(&alignments);
     for strategy in [Strategy::Greedy, Strategy::Heuristic, Strategy::Search] {
         let mut options = PlanOptions::default();
         options.strategy = strategy;
-        options.budget = SearchBudget {
-            time: None,
-            nodes: Some(2),
-        };
+        options.budget = SearchBudget::nodes(2);
         let (report, peak) = peak_of(|| try_plan_problem(&problem, &options));
         let report = report.unwrap();
         // Checked here, from the tensors: all live together, so no two
@@ -161,10 +147,7 @@ fn one_fixed_offset_in_a_chain_allocates_linearly() {
             .collect();
         let mut fixed = vec![None; n];
         fixed[n / 2] = Some(4096);
-        let problem = PlanProblem {
-            fixed_offsets: &fixed,
-            ..PlanProblem::new(&tensors)
-        };
+        let problem = PlanProblem::new(&tensors).with_fixed_offsets(&fixed);
         for strategy in [Strategy::Greedy, Strategy::Heuristic, Strategy::Search] {
             let mut options = PlanOptions::default();
             options.strategy = strategy;

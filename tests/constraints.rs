@@ -6,9 +6,6 @@
 //! capacity) and by MiniMalloc's stricter pairwise order rule; optimality and
 //! "does not fit" answers against a brute force over every aligned offset.
 
-// Options are set field by field, so that `PlanOptions` may become
-// #[non_exhaustive].
-#![allow(clippy::field_reassign_with_default)]
 #![allow(clippy::needless_range_loop)] // tensors are named by index throughout
 
 use aether_planner::{
@@ -36,26 +33,20 @@ struct Instance {
 
 impl Instance {
     fn problem(&self) -> PlanProblem<'_> {
-        PlanProblem {
-            tensors: &self.tensors,
-            alignments: &self.alignments,
-            fixed_offsets: &self.fixed,
-            hints: &self.hints,
-            gaps: &self.gaps,
-            reuses: &self.reuses,
-            capacity: self.capacity,
-        }
+        PlanProblem::new(&self.tensors)
+            .with_alignments(&self.alignments)
+            .with_fixed_offsets(&self.fixed)
+            .with_hints(&self.hints)
+            .with_gaps(&self.gaps)
+            .with_reuses(&self.reuses)
+            .with_capacity(self.capacity)
     }
 
     fn plan(&self, strategy: Strategy) -> Result<PlanReport, PlanError> {
-        let options = PlanOptions {
-            alignment: self.alignment.max(1),
-            strategy,
-            budget: SearchBudget {
-                time: None,
-                nodes: None,
-            },
-        };
+        let options = PlanOptions::default()
+            .with_alignment(self.alignment.max(1))
+            .with_strategy(strategy)
+            .with_budget(SearchBudget::unlimited());
         try_plan_problem(&self.problem(), &options)
     }
 
@@ -343,22 +334,15 @@ fn random_instance(rng: &mut Rng) -> Instance {
                 let lo = rng.below(tensor.size + 1);
                 (lo, lo + rng.below(tensor.size - lo + 1))
             });
-            inst.gaps.push(LifetimeGap {
-                tensor: t,
-                first,
-                last,
-                window,
-            });
+            inst.gaps
+                .push(LifetimeGap::new(t, first, last).with_window(window));
         }
     }
     for t in 1..n {
         if rng.below(4) == 0 {
             let r = rng.below(t);
             if inst.tensors[t].size <= inst.tensors[r].size {
-                inst.reuses.push(Reuse {
-                    tensor: t,
-                    reused: r,
-                });
+                inst.reuses.push(Reuse::new(t, r));
             }
         }
     }
@@ -476,23 +460,19 @@ fn without_constraints_every_strategy_is_the_plain_planner() {
             })
             .collect();
         for strategy in STRATEGIES {
-            let options = PlanOptions {
-                alignment: [1, 8, 64][rng.below(3)],
-                strategy,
-                ..PlanOptions::default()
-            };
+            let options = PlanOptions::default()
+                .with_alignment([1, 8, 64][rng.below(3)])
+                .with_strategy(strategy);
             let plain = try_plan_offsets_with(&tensors, &options).unwrap();
             let problem = PlanProblem::new(&tensors);
             assert_eq!(try_plan_problem(&problem, &options).unwrap(), plain);
             let ones = vec![1; n];
             let free = vec![None; n];
-            let explicit = PlanProblem {
-                alignments: &ones,
-                fixed_offsets: &free,
-                hints: &free,
-                capacity: Some(plain.plan.arena_size),
-                ..problem
-            };
+            let explicit = problem
+                .with_alignments(&ones)
+                .with_fixed_offsets(&free)
+                .with_hints(&free)
+                .with_capacity(Some(plain.plan.arena_size));
             assert_eq!(try_plan_problem(&explicit, &options).unwrap(), plain);
         }
     }
@@ -552,12 +532,7 @@ fn minimalloc_example_fits_its_capacity_of_12_and_not_11() {
 fn pausing(window: Option<(usize, usize)>, capacity: usize) -> Instance {
     Instance {
         tensors: vec![TensorLifetime::new(4, 0, 9), TensorLifetime::new(4, 3, 6)],
-        gaps: vec![LifetimeGap {
-            tensor: 0,
-            first: 3,
-            last: 6,
-            window,
-        }],
+        gaps: vec![LifetimeGap::new(0, 3, 6).with_window(window)],
         capacity: Some(capacity),
         alignment: 1,
         ..Instance::default()
@@ -614,10 +589,7 @@ fn reuse_shares_the_offset_and_covers_both_lifetimes() {
             TensorLifetime::new(16, 2, 4),
             TensorLifetime::new(8, 3, 3),
         ],
-        reuses: vec![Reuse {
-            tensor: 1,
-            reused: 0,
-        }],
+        reuses: vec![Reuse::new(1, 0)],
         alignment: 1,
         ..Instance::default()
     };
@@ -678,10 +650,7 @@ fn bad_constraints_are_named() {
     let tensors = [TensorLifetime::new(8, 0, 3), TensorLifetime::new(8, 2, 5)];
     let options = PlanOptions::default();
     let fixed = [Some(0), Some(4)];
-    let problem = PlanProblem {
-        fixed_offsets: &fixed,
-        ..PlanProblem::new(&tensors)
-    };
+    let problem = PlanProblem::new(&tensors).with_fixed_offsets(&fixed);
     let e = try_plan_problem(&problem, &options).unwrap_err();
     assert_eq!(
         e,
@@ -692,41 +661,19 @@ fn bad_constraints_are_named() {
     );
     assert!(e.to_string().contains("tensors 0 and 1"), "{e}");
 
-    let gaps = [LifetimeGap {
-        tensor: 1,
-        first: 1,
-        last: 3,
-        window: None,
-    }];
-    let problem = PlanProblem {
-        gaps: &gaps,
-        ..PlanProblem::new(&tensors)
-    };
+    let gaps = [LifetimeGap::new(1, 1, 3)];
+    let problem = PlanProblem::new(&tensors).with_gaps(&gaps);
     assert_eq!(
         try_plan_problem(&problem, &options),
         Err(PlanError::InvalidGap { gap: 0, tensor: 1 })
     );
-    let windows = [LifetimeGap {
-        tensor: 0,
-        first: 1,
-        last: 2,
-        window: Some((2, 9)),
-    }];
-    let problem = PlanProblem {
-        gaps: &windows,
-        ..PlanProblem::new(&tensors)
-    };
+    let windows = [LifetimeGap::new(0, 1, 2).with_window(Some((2, 9)))];
+    let problem = PlanProblem::new(&tensors).with_gaps(&windows);
     assert!(try_plan_problem(&problem, &options).is_err());
 
     let small = [TensorLifetime::new(8, 0, 1), TensorLifetime::new(9, 1, 2)];
-    let reuses = [Reuse {
-        tensor: 1,
-        reused: 0,
-    }];
-    let problem = PlanProblem {
-        reuses: &reuses,
-        ..PlanProblem::new(&small)
-    };
+    let reuses = [Reuse::new(1, 0)];
+    let problem = PlanProblem::new(&small).with_reuses(&reuses);
     assert_eq!(
         try_plan_problem(&problem, &options),
         Err(PlanError::InvalidReuse {
@@ -735,30 +682,15 @@ fn bad_constraints_are_named() {
             reused: 0
         })
     );
-    let cycle = [
-        Reuse {
-            tensor: 0,
-            reused: 1,
-        },
-        Reuse {
-            tensor: 1,
-            reused: 0,
-        },
-    ];
-    let problem = PlanProblem {
-        reuses: &cycle,
-        ..PlanProblem::new(&tensors)
-    };
+    let cycle = [Reuse::new(0, 1), Reuse::new(1, 0)];
+    let problem = PlanProblem::new(&tensors).with_reuses(&cycle);
     assert!(matches!(
         try_plan_problem(&problem, &options),
         Err(PlanError::InvalidReuse { pair: 1, .. })
     ));
 
     let aligns = [3, 1];
-    let problem = PlanProblem {
-        alignments: &aligns,
-        ..PlanProblem::new(&tensors)
-    };
+    let problem = PlanProblem::new(&tensors).with_alignments(&aligns);
     assert_eq!(
         try_plan_problem(&problem, &options),
         Err(PlanError::InvalidTensorAlignment {
@@ -768,11 +700,9 @@ fn bad_constraints_are_named() {
     );
     let aligns = [16, 1];
     let fixed = [Some(8), None];
-    let problem = PlanProblem {
-        alignments: &aligns,
-        fixed_offsets: &fixed,
-        ..PlanProblem::new(&tensors)
-    };
+    let problem = PlanProblem::new(&tensors)
+        .with_alignments(&aligns)
+        .with_fixed_offsets(&fixed);
     assert_eq!(
         try_plan_problem(&problem, &options),
         Err(PlanError::MisalignedFixedOffset {
@@ -782,10 +712,7 @@ fn bad_constraints_are_named() {
         })
     );
     let short = [1];
-    let problem = PlanProblem {
-        alignments: &short,
-        ..PlanProblem::new(&tensors)
-    };
+    let problem = PlanProblem::new(&tensors).with_alignments(&short);
     assert!(matches!(
         try_plan_problem(&problem, &options),
         Err(PlanError::ConstraintCount {
@@ -807,16 +734,7 @@ fn two_reusers_of_one_tensor_live_together_are_refused_by_name() {
             TensorLifetime::new(4, 2, 4),
             TensorLifetime::new(4, 0, 5),
         ],
-        reuses: vec![
-            Reuse {
-                tensor: 1,
-                reused: 0,
-            },
-            Reuse {
-                tensor: 2,
-                reused: 0,
-            },
-        ],
+        reuses: vec![Reuse::new(1, 0), Reuse::new(2, 0)],
         alignment: 1,
         ..Instance::default()
     };
@@ -838,12 +756,7 @@ fn two_reusers_of_one_tensor_live_together_are_refused_by_name() {
     let apart = inst.clone();
     inst.tensors[2] = TensorLifetime::new(4, 2, 4);
     inst.tensors[1] = TensorLifetime::new(8, 1, 3);
-    inst.gaps = vec![LifetimeGap {
-        tensor: 1,
-        first: 2,
-        last: 3,
-        window: Some((4, 8)),
-    }];
+    inst.gaps = vec![LifetimeGap::new(1, 2, 3).with_window(Some((4, 8)))];
     for inst in [apart, inst] {
         let minimum = inst.brute_minimum().unwrap();
         for strategy in STRATEGIES {
@@ -885,10 +798,7 @@ fn extreme_sizes_and_lifetimes_do_not_overflow_the_ordering_keys() {
         TensorLifetime::new(1 << 62, 5, 9),
     ];
     let alignments = [1, 2];
-    let problem = PlanProblem {
-        alignments: &alignments,
-        ..PlanProblem::new(&tensors)
-    };
+    let problem = PlanProblem::new(&tensors).with_alignments(&alignments);
     for strategy in STRATEGIES {
         let mut options = PlanOptions::default();
         options.strategy = strategy;
@@ -941,10 +851,7 @@ fn a_fixed_zero_size_tensor_ends_at_its_offset_within_the_capacity() {
 fn no_time() -> PlanOptions {
     let mut options = PlanOptions::default();
     options.strategy = Strategy::Search;
-    options.budget = SearchBudget {
-        time: Some(std::time::Duration::ZERO),
-        nodes: None,
-    };
+    options.budget = SearchBudget::unlimited().with_time(Some(std::time::Duration::ZERO));
     options
 }
 

@@ -171,14 +171,9 @@ fn every_strategy_is_sound_on_every_large_file() {
         let tensors = large_file(name);
         let peak = try_peak_live_bytes(&tensors).unwrap();
         let plan = |strategy, time| {
-            let options = PlanOptions {
-                strategy,
-                budget: SearchBudget {
-                    time,
-                    nodes: Some(20_000),
-                },
-                ..PlanOptions::default()
-            };
+            let options = PlanOptions::default()
+                .with_strategy(strategy)
+                .with_budget(SearchBudget::nodes(20_000).with_time(time));
             try_plan_offsets_with(&tensors, &options).unwrap()
         };
         let greedy = plan(Strategy::Greedy, None);
@@ -217,14 +212,9 @@ fn every_strategy_is_sound_on_every_large_file() {
 fn the_search_time_budget_bounds_the_whole_call() {
     let tensors = large_file("S_1");
     let budget = Duration::from_secs(5);
-    let options = PlanOptions {
-        strategy: Strategy::Search,
-        budget: SearchBudget {
-            time: Some(budget),
-            nodes: None,
-        },
-        ..PlanOptions::default()
-    };
+    let options = PlanOptions::default()
+        .with_strategy(Strategy::Search)
+        .with_budget(SearchBudget::unlimited().with_time_cap(budget));
     let started = Instant::now();
     let report = try_plan_offsets_with(&tensors, &options).unwrap();
     let elapsed = started.elapsed();

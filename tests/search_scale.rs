@@ -55,22 +55,14 @@ fn assert_sound_report(name: &str, tensors: &[TensorLifetime], report: &PlanRepo
 
 /// The heuristic's plan, the search's starting point.
 fn heuristic_plan(tensors: &[TensorLifetime]) -> PlanReport {
-    let options = PlanOptions {
-        strategy: Strategy::Heuristic,
-        ..PlanOptions::default()
-    };
+    let options = PlanOptions::default().with_strategy(Strategy::Heuristic);
     try_plan_offsets_with(tensors, &options).unwrap()
 }
 
 fn search_with_nodes(nodes: u64) -> PlanOptions {
-    PlanOptions {
-        strategy: Strategy::Search,
-        budget: SearchBudget {
-            time: None,
-            nodes: Some(nodes),
-        },
-        ..PlanOptions::default()
-    }
+    PlanOptions::default()
+        .with_strategy(Strategy::Search)
+        .with_budget(SearchBudget::nodes(nodes))
 }
 
 /// The sweep itself catches an overlap, and a plan it passes is sound.

@@ -17,14 +17,10 @@ use common::oracles::{brute_peak, Rng};
 const STRATEGIES: [Strategy; 3] = [Strategy::Greedy, Strategy::Heuristic, Strategy::Search];
 
 fn options(strategy: Strategy, alignment: usize, nodes: u64) -> PlanOptions {
-    PlanOptions {
-        alignment,
-        strategy,
-        budget: SearchBudget {
-            time: None,
-            nodes: Some(nodes),
-        },
-    }
+    PlanOptions::default()
+        .with_alignment(alignment)
+        .with_strategy(strategy)
+        .with_budget(SearchBudget::nodes(nodes))
 }
 
 fn rounded(size: usize, alignment: usize) -> usize {
@@ -486,14 +482,9 @@ fn the_search_proves_minimalloc_i_optimal_within_forty_thousand_nodes() {
 #[test]
 fn a_time_budget_alone_still_returns_a_sound_plan() {
     let tensors = minimalloc("challenging/J.1048576.csv");
-    let options = PlanOptions {
-        alignment: 1,
-        strategy: Strategy::Search,
-        budget: SearchBudget {
-            time: Some(std::time::Duration::from_millis(20)),
-            nodes: None,
-        },
-    };
+    let options = PlanOptions::default()
+        .with_strategy(Strategy::Search)
+        .with_budget(SearchBudget::unlimited().with_time_cap(std::time::Duration::from_millis(20)));
     let report = try_plan_offsets_with(&tensors, &options).expect("valid input");
     assert_report(&tensors, &report, &options, "J with 20 ms");
 }

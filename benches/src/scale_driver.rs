@@ -82,9 +82,6 @@ fn resident_kib(key: &str) -> u64 {
 }
 
 /// `run FILE greedy|heuristic|search [BUDGET_MS]`: one measurement.
-// The options are set field by field, not by a struct literal, so that this
-// keeps building if `PlanOptions` becomes `#[non_exhaustive]`.
-#[allow(clippy::field_reassign_with_default)]
 pub fn run(args: &[String]) {
     let (path, strategy) = (&args[0], args[1].as_str());
     let tensors = read_csv(path);
@@ -94,13 +91,12 @@ pub fn run(args: &[String]) {
         "search" => Strategy::Search,
         other => panic!("unknown strategy {other}"),
     };
-    let mut budget = SearchBudget::default();
-    if let Some(ms) = args.get(2) {
-        budget.time = Some(Duration::from_millis(ms.parse().expect("budget in ms")));
-    }
-    let mut options = PlanOptions::default();
-    options.strategy = strategy;
-    options.budget = budget;
+    let time = args
+        .get(2)
+        .map(|ms| Duration::from_millis(ms.parse().expect("budget in ms")));
+    let options = PlanOptions::default()
+        .with_strategy(strategy)
+        .with_budget(SearchBudget::default().with_time(time));
     let peak = try_peak_live_bytes(&tensors).expect("valid table");
     // Restart the peak at the current resident memory (Linux: "5" resets
     // VmHWM), so that rss_kib is the call's peak over the table, not the

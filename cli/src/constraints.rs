@@ -191,7 +191,7 @@ impl Constraints {
                     index
                 }
             };
-            self.reuses.push(Reuse { tensor: t, reused });
+            self.reuses.push(Reuse::new(t, reused));
             self.reuses_of[t] = Some(reused);
         }
         self.reuse_text = Vec::new();
@@ -200,15 +200,13 @@ impl Constraints {
 
     /// The library's problem over `tensors`.
     pub fn problem<'a>(&'a self, tensors: &'a [TensorLifetime]) -> PlanProblem<'a> {
-        PlanProblem {
-            tensors,
-            alignments: &self.alignments,
-            fixed_offsets: &self.fixed,
-            hints: &self.hints,
-            gaps: &self.gaps,
-            reuses: &self.reuses,
-            capacity: self.capacity,
-        }
+        PlanProblem::new(tensors)
+            .with_alignments(&self.alignments)
+            .with_fixed_offsets(&self.fixed)
+            .with_hints(&self.hints)
+            .with_gaps(&self.gaps)
+            .with_reuses(&self.reuses)
+            .with_capacity(self.capacity)
     }
 
     /// What was asked, in words: `2 gaps, 1 fixed offset, capacity 64 B`.
@@ -323,12 +321,7 @@ fn parse_gap(
             Some((lo, hi))
         }
     };
-    Ok(LifetimeGap {
-        tensor,
-        first: from,
-        last,
-        window,
-    })
+    Ok(LifetimeGap::new(tensor, from, last).with_window(window))
 }
 
 impl Constraints {

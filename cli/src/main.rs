@@ -433,9 +433,6 @@ fn stream_file(
         .map_err(|e| cannot_write(path, e))
 }
 
-// Options are set field by field, not by a struct literal, so that the
-// library may make `PlanOptions` #[non_exhaustive].
-#[allow(clippy::field_reassign_with_default)]
 fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
     let (input, title) = match &args.file {
         Some(path) => {
@@ -453,16 +450,19 @@ fn run_offsets(args: OffsetsArgs) -> Result<Output, CliError> {
             )
         }
     };
-    let mut options = PlanOptions::default();
-    options.alignment = args.align;
-    options.strategy = args.strategy.into();
     // No time cap unless one is asked for: the node budget alone ends the
     // search, so the plan is the same on every machine.
-    options.budget.time = args
-        .budget_ms
-        .and_then(Limit::get)
-        .map(Duration::from_millis);
-    options.budget.nodes = args.budget_nodes.map_or(default_node_budget(), Limit::get);
+    let budget = SearchBudget::default()
+        .with_time(
+            args.budget_ms
+                .and_then(Limit::get)
+                .map(Duration::from_millis),
+        )
+        .with_nodes(args.budget_nodes.map_or(default_node_budget(), Limit::get));
+    let options = PlanOptions::default()
+        .with_alignment(args.align)
+        .with_strategy(args.strategy.into())
+        .with_budget(budget);
     let table = offsets::read_table(&input)?;
     if args.format == Some(Format::Minimalloc) {
         table.check_minimalloc()?;

@@ -124,20 +124,11 @@ mod tests {
 
     #[test]
     fn budgets_read_as_words() {
-        let both = SearchBudget {
-            time: Some(Duration::from_secs(60)),
-            nodes: Some(300_000),
-        };
+        let both = SearchBudget::nodes(300_000).with_time_cap(Duration::from_secs(60));
         assert_eq!(describe(&both), "budget 300,000 nodes, 60 s");
-        let nodes_only = SearchBudget {
-            time: None,
-            nodes: Some(2_000),
-        };
+        let nodes_only = SearchBudget::nodes(2_000);
         assert_eq!(describe(&nodes_only), "budget 2,000 nodes, no time limit");
-        let time_only = SearchBudget {
-            time: Some(Duration::from_millis(2500)),
-            nodes: None,
-        };
+        let time_only = SearchBudget::unlimited().with_time_cap(Duration::from_millis(2500));
         assert_eq!(describe(&time_only), "budget no node limit, 2.5 s");
     }
 }

@@ -30,6 +30,19 @@ pub enum Strategy {
 
 /// Options of [`try_plan_offsets_with`](crate::try_plan_offsets_with). The default is the greedy planner
 /// without alignment, which returns exactly [`try_plan_offsets`](crate::try_plan_offsets).
+///
+/// The struct may gain fields: outside this crate, build it from the
+/// default with the `with_` setters (or assign its fields one by one).
+///
+/// ```
+/// use aether_planner::{PlanOptions, SearchBudget, Strategy};
+/// let options = PlanOptions::default()
+///     .with_alignment(64)
+///     .with_strategy(Strategy::Search)
+///     .with_budget(SearchBudget::nodes(20_000));
+/// assert_eq!((options.alignment, options.budget.nodes), (64, Some(20_000)));
+/// ```
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PlanOptions {
     /// Every planned offset is a multiple of this power of two, and the arena
@@ -42,16 +55,43 @@ pub struct PlanOptions {
 }
 
 impl Default for PlanOptions {
+    /// [`PlanOptions::new`]: greedy, no alignment, the default budget.
     fn default() -> Self {
+        PlanOptions::new()
+    }
+}
+
+impl PlanOptions {
+    /// The default options, in a `const` context: [`Strategy::Greedy`],
+    /// alignment 1 and [`SearchBudget::new`].
+    pub const fn new() -> Self {
         PlanOptions {
             alignment: 1,
             strategy: Strategy::Greedy,
-            budget: SearchBudget::default(),
+            budget: SearchBudget::new(),
         }
+    }
+
+    /// These options with [`alignment`](Self::alignment) `alignment`
+    /// (checked by the planner: a power of two).
+    pub const fn with_alignment(self, alignment: usize) -> Self {
+        PlanOptions { alignment, ..self }
+    }
+
+    /// These options with [`strategy`](Self::strategy) `strategy`.
+    pub const fn with_strategy(self, strategy: Strategy) -> Self {
+        PlanOptions { strategy, ..self }
+    }
+
+    /// These options with the search budget `budget`.
+    pub const fn with_budget(self, budget: SearchBudget) -> Self {
+        PlanOptions { budget, ..self }
     }
 }
 
 /// What [`try_plan_offsets_with`](crate::try_plan_offsets_with) found.
+/// Made by the planners only; it may gain fields, so read the ones you need.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PlanReport {
     /// The plan: offsets (multiples of the alignment) and the arena computed
@@ -74,6 +114,19 @@ pub struct PlanReport {
 /// [`DEFAULT_SEARCH_NODES`], so that the default plan is reproducible; a
 /// node costs more on larger problems (`O(d + m + S)`, see the module
 /// documentation of the search), so at compiler scale add a time cap.
+///
+/// The struct may gain fields: outside this crate, build it with
+/// [`SearchBudget::nodes`], [`SearchBudget::unlimited`] or the default and
+/// the `with_` setters.
+///
+/// ```
+/// use std::time::Duration;
+/// use aether_planner::SearchBudget;
+/// let capped = SearchBudget::nodes(50_000).with_time_cap(Duration::from_secs(5));
+/// let time_only = SearchBudget::unlimited().with_time(Some(Duration::from_secs(5)));
+/// assert_eq!((capped.nodes, time_only.nodes), (Some(50_000), None));
+/// ```
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchBudget {
     /// Wall-clock cap of the whole call, the greedy and heuristic plans the
@@ -92,14 +145,27 @@ impl Default for SearchBudget {
     /// [`DEFAULT_SEARCH_NODES`] nodes and no time cap: the same plan on every
     /// machine.
     fn default() -> Self {
-        SearchBudget {
-            time: None,
-            nodes: Some(DEFAULT_SEARCH_NODES),
-        }
+        SearchBudget::new()
     }
 }
 
 impl SearchBudget {
+    /// The default budget in a `const` context: [`DEFAULT_SEARCH_NODES`]
+    /// nodes and no time cap.
+    pub const fn new() -> Self {
+        SearchBudget::nodes(DEFAULT_SEARCH_NODES)
+    }
+
+    /// No limit at all: the search runs until it has proven its plan
+    /// optimal, which may take exponential time. Add a limit with
+    /// [`with_nodes`](Self::with_nodes) or [`with_time`](Self::with_time).
+    pub const fn unlimited() -> Self {
+        SearchBudget {
+            time: None,
+            nodes: None,
+        }
+    }
+
     /// A node budget of `nodes` and no time cap: the same plan on every
     /// machine.
     pub const fn nodes(nodes: u64) -> Self {
@@ -111,10 +177,19 @@ impl SearchBudget {
 
     /// This budget with the wall-clock cap `time` (of the whole call).
     pub const fn with_time_cap(self, time: Duration) -> Self {
-        SearchBudget {
-            time: Some(time),
-            nodes: self.nodes,
-        }
+        self.with_time(Some(time))
+    }
+
+    /// This budget with the wall-clock cap [`time`](Self::time): `None`
+    /// removes it.
+    pub const fn with_time(self, time: Option<Duration>) -> Self {
+        SearchBudget { time, ..self }
+    }
+
+    /// This budget with the node limit [`nodes`](Self::nodes): `None`
+    /// removes it.
+    pub const fn with_nodes(self, nodes: Option<u64>) -> Self {
+        SearchBudget { nodes, ..self }
     }
 }
 

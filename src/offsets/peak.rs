@@ -161,9 +161,9 @@ impl PlanProblem<'_> {
     ///     TensorLifetime::new(8, 1, 2),
     ///     TensorLifetime::new(4, 0, 2),
     /// ];
-    /// let reuses = [Reuse { tensor: 1, reused: 0 }];
-    /// let gaps = [LifetimeGap { tensor: 2, first: 1, last: 1, window: None }];
-    /// let problem = PlanProblem { reuses: &reuses, gaps: &gaps, ..PlanProblem::new(&tensors) };
+    /// let reuses = [Reuse::new(1, 0)];
+    /// let gaps = [LifetimeGap::new(2, 1, 1)];
+    /// let problem = PlanProblem::new(&tensors).with_reuses(&reuses).with_gaps(&gaps);
     /// assert_eq!(problem.try_peak_live_bytes(), Ok(12));
     /// ```
     pub fn try_peak_live_bytes(&self) -> Result<usize, PlanError> {

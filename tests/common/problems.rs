@@ -6,11 +6,8 @@ use aether_planner::{LifetimeGap, TensorLifetime};
 /// capacity just above a tensor of `big` bytes: propagating the search's
 /// orders raised blocks a byte at a time up to the capacity.
 pub fn byte_stepping(big: usize) -> (Vec<TensorLifetime>, Vec<LifetimeGap>, Vec<Option<usize>>) {
-    let window = |tensor, first, last, lo: usize| LifetimeGap {
-        tensor,
-        first,
-        last,
-        window: Some((lo, lo + 1)),
+    let window = |tensor, first, last, lo: usize| {
+        LifetimeGap::new(tensor, first, last).with_window(Some((lo, lo + 1)))
     };
     let tensors = vec![
         TensorLifetime::new(big, 2, 4),

@@ -78,6 +78,10 @@ use crate::sys::fallible;
 
 /// A sub-range of a tensor's lifetime in which it is inactive, or, with a
 /// window, active in only part of its bytes.
+///
+/// The struct may gain fields: outside this crate, build it with
+/// [`LifetimeGap::new`] and [`LifetimeGap::with_window`].
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LifetimeGap {
     /// The tensor, by index.
@@ -91,9 +95,34 @@ pub struct LifetimeGap {
     pub window: Option<(usize, usize)>,
 }
 
+impl LifetimeGap {
+    /// Tensor `tensor` is inactive from node `first` to node `last`
+    /// (inclusive), occupying nothing.
+    pub const fn new(tensor: usize, first: usize, last: usize) -> Self {
+        LifetimeGap {
+            tensor,
+            first,
+            last,
+            window: None,
+        }
+    }
+
+    /// This gap with the [`window`](Self::window) `window`: `Some((lo,
+    /// hi))`, the tensor active in `[offset + lo, offset + hi)` during it
+    /// (`lo <= hi <= size`, checked by the planner); `None`, in none of its
+    /// bytes.
+    pub const fn with_window(self, window: Option<(usize, usize)>) -> Self {
+        LifetimeGap { window, ..self }
+    }
+}
+
 /// Tensor `tensor` reuses the memory of tensor `reused` (an in-place
 /// operator's output over its dying input): same offset, no allocation of
 /// its own.
+///
+/// The struct may gain fields: outside this crate, build it with
+/// [`Reuse::new`].
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Reuse {
     /// The tensor that takes over the memory.
@@ -102,8 +131,28 @@ pub struct Reuse {
     pub reused: usize,
 }
 
+impl Reuse {
+    /// Tensor `tensor` takes over the memory of tensor `reused`.
+    pub const fn new(tensor: usize, reused: usize) -> Self {
+        Reuse { tensor, reused }
+    }
+}
+
 /// An offset-planning problem with every constraint. Each per-tensor slice
 /// is empty (no constraint) or has one element per tensor.
+///
+/// The struct may gain constraints: outside this crate, build it with
+/// [`PlanProblem::new`] and the `with_` setters (or assign its fields one
+/// by one).
+///
+/// ```
+/// use aether_planner::{PlanProblem, Reuse, TensorLifetime};
+/// let tensors = [TensorLifetime::new(64, 0, 1), TensorLifetime::new(64, 1, 2)];
+/// let reuses = [Reuse::new(1, 0)];
+/// let problem = PlanProblem::new(&tensors).with_reuses(&reuses).with_capacity(Some(64));
+/// assert_eq!(problem.reuses.len(), 1);
+/// ```
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PlanProblem<'a> {
     /// The tensors.
@@ -125,11 +174,50 @@ pub struct PlanProblem<'a> {
 impl<'a> PlanProblem<'a> {
     /// The problem of placing `tensors` with no constraint beyond their
     /// lifetimes.
-    pub fn new(tensors: &'a [TensorLifetime]) -> Self {
+    pub const fn new(tensors: &'a [TensorLifetime]) -> Self {
         PlanProblem {
             tensors,
-            ..PlanProblem::default()
+            alignments: &[],
+            fixed_offsets: &[],
+            hints: &[],
+            gaps: &[],
+            reuses: &[],
+            capacity: None,
         }
+    }
+
+    /// This problem with per-tensor [`alignments`](Self::alignments).
+    pub const fn with_alignments(self, alignments: &'a [usize]) -> Self {
+        PlanProblem { alignments, ..self }
+    }
+
+    /// This problem with per-tensor [`fixed_offsets`](Self::fixed_offsets).
+    pub const fn with_fixed_offsets(self, fixed_offsets: &'a [Option<usize>]) -> Self {
+        PlanProblem {
+            fixed_offsets,
+            ..self
+        }
+    }
+
+    /// This problem with per-tensor [`hints`](Self::hints).
+    pub const fn with_hints(self, hints: &'a [Option<usize>]) -> Self {
+        PlanProblem { hints, ..self }
+    }
+
+    /// This problem with the lifetime [`gaps`](Self::gaps).
+    pub const fn with_gaps(self, gaps: &'a [LifetimeGap]) -> Self {
+        PlanProblem { gaps, ..self }
+    }
+
+    /// This problem with the [`reuses`](Self::reuses) pairs.
+    pub const fn with_reuses(self, reuses: &'a [Reuse]) -> Self {
+        PlanProblem { reuses, ..self }
+    }
+
+    /// This problem with the [`capacity`](Self::capacity) `capacity`
+    /// (`None`: no limit).
+    pub const fn with_capacity(self, capacity: Option<usize>) -> Self {
+        PlanProblem { capacity, ..self }
     }
 
     /// Whether nothing beyond the lifetimes is asked for at the plan
@@ -200,8 +288,8 @@ pub(super) fn hint_can_be_taken(
 /// use aether_planner::{try_plan_problem, LifetimeGap, PlanOptions, PlanProblem, TensorLifetime};
 /// // Two buffers live together, except that the first pauses at nodes 1-2.
 /// let tensors = [TensorLifetime::new(4, 0, 3), TensorLifetime::new(4, 1, 2)];
-/// let gaps = [LifetimeGap { tensor: 0, first: 1, last: 2, window: None }];
-/// let problem = PlanProblem { gaps: &gaps, capacity: Some(4), ..PlanProblem::new(&tensors) };
+/// let gaps = [LifetimeGap::new(0, 1, 2)];
+/// let problem = PlanProblem::new(&tensors).with_gaps(&gaps).with_capacity(Some(4));
 /// let report = try_plan_problem(&problem, &PlanOptions::default()).unwrap();
 /// assert_eq!(report.plan.offsets, vec![0, 0]);
 /// ```
