@@ -8,7 +8,7 @@ mod write;
 use std::time::{Duration, Instant};
 
 use aether_planner::{
-    try_peak_live_bytes, try_plan_offsets_with, try_plan_problem, PlanOptions, PlanReport,
+    try_peak_live_bytes, try_plan_offsets_observed, try_plan_problem, PlanOptions, PlanReport,
     Strategy, TensorLifetime,
 };
 
@@ -244,11 +244,13 @@ pub fn plan(
         strategy_name(options.strategy)
     );
     let budget = (options.strategy == Strategy::Search).then_some(&options.budget);
-    let (report, elapsed) = crate::progress::while_running(&label, budget, || {
+    let (report, elapsed) = crate::progress::while_running(&label, budget, |observe| {
         let start = Instant::now();
         let report = match &table.constraints {
+            // The constrained planner reports no progress: the line shows
+            // the time spent and the budget only.
             Some(c) => try_plan_problem(&c.problem(&table.tensors), options),
-            None => try_plan_offsets_with(&table.tensors, options),
+            None => try_plan_offsets_observed(&table.tensors, options, observe),
         };
         (report, start.elapsed())
     });

@@ -1,16 +1,73 @@
 //! A progress line on standard error while a plan takes a while: a spinner,
-//! the time spent and the search budget. Only when standard error is a
-//! terminal, and only after a moment, so quick plans, pipes and tests see
-//! nothing of it.
+//! the time spent, what a search has reached (its best arena, its proven
+//! bound, the gap between them and the node of the last improvement) and
+//! the search budget. Only when standard error is a terminal, and only
+//! after a moment, so quick plans, pipes and tests see nothing of it.
 
 use std::io::IsTerminal;
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
-use aether_planner::SearchBudget;
+use aether_planner::{SearchBudget, SearchProgress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::units::{grouped_u64, human_duration};
+use crate::units::{grouped_u64, human_bytes, human_duration};
+
+/// What a search has reached, in the progress line's words:
+/// `best 1.33 MiB, bound 1 MiB, gap 33.3% (node 12,345)`. The gap is how far
+/// the best arena is above the proven lower bound, in percent of the bound
+/// (0 once they meet); the node is the one at which the last of the three
+/// figures improved, as the library reports them only then.
+pub fn reached(nodes: u64, best_arena: usize, lower_bound: usize) -> String {
+    let gap = if lower_bound == 0 || best_arena <= lower_bound {
+        0.0
+    } else {
+        (best_arena - lower_bound) as f64 / lower_bound as f64 * 100.0
+    };
+    format!(
+        "best {}, bound {}, gap {}% (node {})",
+        human_bytes(best_arena),
+        human_bytes(lower_bound),
+        crate::units::trim_decimals(gap, if gap < 10.0 { 2 } else { 1 }),
+        grouped_u64(nodes)
+    )
+}
+
+/// The whole line after the spinner: `label`, the time spent, what the
+/// search reached when it has said so, and the budget in words.
+fn message(
+    label: &str,
+    elapsed: Duration,
+    progress: Option<&SearchProgress>,
+    budget: Option<&str>,
+) -> String {
+    let mut line = format!("{label}: {:.1} s", elapsed.as_secs_f64());
+    if let Some(p) = progress {
+        line.push_str("; ");
+        line.push_str(&reached(p.nodes, p.best_arena, p.lower_bound));
+    }
+    if let Some(budget) = budget {
+        line.push_str("; ");
+        line.push_str(budget);
+    }
+    line
+}
+
+/// The latest progress a search reported, written by the planning thread
+/// and read by the drawing one.
+#[derive(Default)]
+struct Latest(Mutex<Option<SearchProgress>>);
+
+impl Latest {
+    fn set(&self, progress: &SearchProgress) {
+        // A poisoned lock only means a panic elsewhere: the value is whole.
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(*progress);
+    }
+
+    fn get(&self) -> Option<SearchProgress> {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
 
 /// How long a plan runs before the line appears.
 const DELAY: Duration = Duration::from_millis(300);
@@ -28,17 +85,19 @@ fn describe(budget: &SearchBudget) -> String {
     format!("budget {nodes}, {time}")
 }
 
-/// Runs `work` and returns its result. When standard error is a terminal,
-/// `work` runs on a worker thread while this thread draws `label`, the time
-/// spent and, for a search, the `budget`; the line is erased before
-/// returning. A panic in `work` is passed on.
+/// Runs `work` and returns its result. `work` gets an observer to hand to
+/// [`aether_planner::try_plan_offsets_observed`]. When standard error is a
+/// terminal, `work` runs on a worker thread while this thread draws
+/// `label`, the time spent, what the observer last heard and, for a search,
+/// the `budget`; the line is erased before returning. Elsewhere the
+/// observer does nothing. A panic in `work` is passed on.
 pub fn while_running<T: Send>(
     label: &str,
     budget: Option<&SearchBudget>,
-    work: impl FnOnce() -> T + Send,
+    work: impl FnOnce(&mut dyn FnMut(&SearchProgress)) -> T + Send,
 ) -> T {
     if !std::io::stderr().is_terminal() {
-        return work();
+        return work(&mut |_| {});
     }
     with_progress(label, budget, work)
 }
@@ -49,12 +108,14 @@ pub fn while_running<T: Send>(
 fn with_progress<T: Send>(
     label: &str,
     budget: Option<&SearchBudget>,
-    work: impl FnOnce() -> T + Send,
+    work: impl FnOnce(&mut dyn FnMut(&SearchProgress)) -> T + Send,
 ) -> T {
+    let latest = Latest::default();
     std::thread::scope(|scope| {
         let (done, finished) = mpsc::channel::<()>();
+        let latest = &latest;
         let worker = scope.spawn(move || {
-            let result = work();
+            let result = work(&mut |progress| latest.set(progress));
             // The receiver waits for this unless it gave up; either is fine.
             let _ = done.send(());
             result
@@ -81,11 +142,12 @@ fn with_progress<T: Send>(
                 );
                 bar
             });
-            let seconds = elapsed.as_secs_f64();
-            bar.set_message(match &budget {
-                Some(budget) => format!("{label}: {seconds:.1} s; {budget}"),
-                None => format!("{label}: {seconds:.1} s"),
-            });
+            bar.set_message(message(
+                label,
+                elapsed,
+                latest.get().as_ref(),
+                budget.as_deref(),
+            ));
             bar.tick();
         }
         if let Some(bar) = spinner {
@@ -105,18 +167,18 @@ mod tests {
     fn the_worker_result_comes_back_after_the_line_was_drawn() {
         let budget = SearchBudget::default();
         // Long enough for the line to appear and tick a few times.
-        let result = with_progress("planning 2 tensors (search)", Some(&budget), || {
+        let result = with_progress("planning 2 tensors (search)", Some(&budget), |_| {
             std::thread::sleep(DELAY + 3 * TICK);
             vec![1, 2, 3]
         });
         assert_eq!(result, [1, 2, 3]);
-        assert_eq!(with_progress("quick", None, || 7), 7);
+        assert_eq!(with_progress("quick", None, |_| 7), 7);
     }
 
     #[test]
     fn a_panic_in_the_worker_is_passed_on() {
         let caught = std::panic::catch_unwind(|| {
-            with_progress("failing", None, || -> u8 { panic!("the plan failed") })
+            with_progress("failing", None, |_| -> u8 { panic!("the plan failed") })
         })
         .expect_err("the panic reaches the caller");
         assert_eq!(caught.downcast_ref::<&str>(), Some(&"the plan failed"));
@@ -130,5 +192,79 @@ mod tests {
         assert_eq!(describe(&nodes_only), "budget 2,000 nodes, no time limit");
         let time_only = SearchBudget::unlimited().with_time_cap(Duration::from_millis(2500));
         assert_eq!(describe(&time_only), "budget no node limit, 2.5 s");
+    }
+
+    #[test]
+    fn what_a_search_reached_reads_as_words() {
+        // 1.5 MiB against a 1 MiB bound: 50% above it.
+        assert_eq!(
+            reached(12_345, 3 << 19, 1 << 20),
+            "best 1.5 MiB, bound 1 MiB, gap 50% (node 12,345)"
+        );
+        // A small gap keeps two decimals: 1,001 against 1,000 bytes.
+        assert_eq!(
+            reached(7, 1001, 1000),
+            "best 1001 B, bound 1000 B, gap 0.1% (node 7)"
+        );
+        assert_eq!(
+            reached(0, 4096, 4096),
+            "best 4 KiB, bound 4 KiB, gap 0% (node 0)"
+        );
+        // Nothing but empty tensors: no bound to divide by.
+        assert_eq!(reached(0, 0, 0), "best 0 B, bound 0 B, gap 0% (node 0)");
+    }
+
+    #[test]
+    fn the_line_holds_the_time_the_progress_and_the_budget() {
+        let budget = describe(&SearchBudget::nodes(2_000));
+        assert_eq!(
+            message(
+                "planning 9 tensors (search)",
+                Duration::from_millis(2300),
+                None,
+                Some(&budget)
+            ),
+            "planning 9 tensors (search): 2.3 s; budget 2,000 nodes, no time limit"
+        );
+        assert_eq!(
+            message(
+                "planning 9 tensors (greedy)",
+                Duration::from_millis(400),
+                None,
+                None
+            ),
+            "planning 9 tensors (greedy): 0.4 s"
+        );
+    }
+
+    #[test]
+    fn the_slot_the_line_reads_holds_the_last_report_of_a_search() {
+        // A real search reports through the observer; the slot the line is
+        // drawn from then holds its last report, which agrees with the
+        // final plan, and the line shows it.
+        let tensors: Vec<aether_planner::TensorLifetime> = (0..40)
+            .map(|i| aether_planner::TensorLifetime::new(8 + (i * 37) % 90, i, i + 3))
+            .collect();
+        let options = aether_planner::PlanOptions::default()
+            .with_strategy(aether_planner::Strategy::Search)
+            .with_budget(SearchBudget::nodes(5_000));
+        let latest = Latest::default();
+        let mut seen = 0;
+        let report = aether_planner::try_plan_offsets_observed(&tensors, &options, &mut |p| {
+            seen += 1;
+            latest.set(p);
+        })
+        .expect("a valid table");
+        match latest.get() {
+            Some(last) => {
+                assert!(seen > 0);
+                assert_eq!(last.best_arena, report.plan.arena_size);
+                assert!(last.lower_bound <= last.best_arena);
+                let line = message("planning", Duration::ZERO, Some(&last), None);
+                assert!(line.contains(&human_bytes(last.best_arena)), "{line}");
+            }
+            // The start plan was optimal already: nothing to report.
+            None => assert!(report.proven_optimal),
+        }
     }
 }
