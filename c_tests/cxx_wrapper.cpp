@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -177,6 +178,55 @@ void offsets_with_options_align_and_report() {
   CHECK(plan.status() == AETHER_STATUS_INVALID_ALIGNMENT);
 }
 
+void observed_plans_report_progress_and_pass_exceptions_on() {
+  // Tables whose starting plan is above the peak now and then, so that the
+  // search runs and reports.
+  std::size_t searched = 0;
+  for (uint64_t seed = 0; seed < 20; seed++) {
+    rng_state = 7919 * seed + 11;
+    std::vector<aether_tensor_lifetime> tensors(90);
+    for (auto& t : tensors) {
+      const std::size_t x = rng_below(40), y = rng_below(40);
+      t = aether_tensor_lifetime{1 + rng_below(1000), x < y ? x : y, x < y ? y : x};
+    }
+    auto options = aether::default_plan_options();
+    options.strategy = AETHER_STRATEGY_SEARCH;
+    options.budget_nodes = 2000;
+    std::vector<aether_search_progress> seen;
+    const auto plan = aether::plan_offsets_observed(
+        tensors, options, [&](const aether_search_progress& p) { seen.push_back(p); });
+    const auto with = aether::plan_offsets_with(tensors, options);
+    CHECK(plan.ok() && with.ok());
+    CHECK(plan->offsets == with->offsets);
+    CHECK(plan->report.arena_size == with->report.arena_size);
+    if (seen.empty()) continue;
+    searched++;
+    CHECK(seen.back().best_arena == plan->report.arena_size);
+    for (std::size_t k = 1; k < seen.size(); k++)
+      CHECK(seen[k].best_arena <= seen[k - 1].best_arena &&
+            seen[k].lower_bound >= seen[k - 1].lower_bound);
+    if (searched == 1) {
+      // A throwing callable: its exception comes out of the call.
+      bool caught = false;
+      try {
+        (void)aether::plan_offsets_observed(tensors, options, [](const aether_search_progress&) {
+          throw std::runtime_error("stop");
+        });
+      } catch (const std::runtime_error&) {
+        caught = true;
+      }
+      CHECK(caught);
+    }
+  }
+  CHECK(searched > 0);
+  // A failure names the tensor, as plan_offsets_with's does.
+  const std::vector<aether_tensor_lifetime> bad = {{8, 0, 1}, {8, 3, 2}};
+  const auto refused = aether::plan_offsets_observed(bad, aether::default_plan_options(),
+                                                     [](const aether_search_progress&) {});
+  CHECK(!refused && refused.status() == AETHER_STATUS_INVALID_LIFETIME &&
+        refused.error().index == 1);
+}
+
 void reduction_matches_its_definition() {
   // TensorFlow's TransitiveReductionIsExact: 0 -> 3 is implied by 0 -> 1 -> 2 -> 3.
   const std::vector<aether_edge> bypass = {{0, 3}, {2, 3}, {0, 1}, {1, 2}, {0, 2}};
@@ -272,6 +322,7 @@ int main() {
   offsets_reuse_the_leading_gap();
   offsets_failure_names_the_tensor_and_writes_nothing();
   offsets_with_options_align_and_report();
+  observed_plans_report_progress_and_pass_exceptions_on();
   reduction_matches_its_definition();
   reduction_failures_name_the_edge_and_node();
   islands_label_components();

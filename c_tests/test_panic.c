@@ -52,6 +52,9 @@ static void call_every_entry_point(aether_status expected) {
         "aether_plan_offsets_with");
   check(aether_plan_offsets_with_explain(tensors, 2, &options, &detail) == expected,
         "aether_plan_offsets_with_explain");
+  check(aether_plan_offsets_observed(tensors, 2, &options, NULL, NULL, offsets, &report) ==
+            expected,
+        "aether_plan_offsets_observed");
   untouched_if_panic = offsets[0] == 77 && offsets[1] == 77 && value == 77 && labels[0] == 77 &&
                        out[0].source == 77 && detail.status == 77 &&
                        report.arena_size == 77;

@@ -242,6 +242,43 @@ typedef struct aether_plan_report {
 } aether_plan_report;
 
 /**
+ * What a search has reached, as `aether_plan_offsets_observed` passes it
+ * to its callback. Filled by the library: read the fields up to
+ * `struct_size` (later versions may add fields at the end); valid only
+ * during the callback.
+ */
+typedef struct aether_search_progress {
+  /**
+   * `sizeof(aether_search_progress)` as this library filled it, at least
+   * the `sizeof` of this version's struct: bytes past the caller's own
+   * `sizeof` are fields of a later version.
+   */
+  size_t struct_size;
+  /**
+   * Search nodes visited so far.
+   */
+  uint64_t nodes;
+  /**
+   * Arena of the best plan found so far (the starting plan's at first).
+   */
+  size_t best_arena;
+  /**
+   * Proven lower bound on every sound arena at this alignment, at most
+   * `best_arena`.
+   */
+  size_t lower_bound;
+} aether_search_progress;
+
+/**
+ * The callback of `aether_plan_offsets_observed`: called with what the
+ * search has reached and the caller's `user` pointer. Return 0; other
+ * values are reserved (a later version may read them as a request to stop
+ * early).
+ */
+typedef int (*aether_progress_fn)(const struct aether_search_progress *progress,
+                                  void *user);
+
+/**
  * A gap of one tensor: nodes `first` through `last` (inclusive) of its
  * lifetime in which it is inactive, or, with `has_window` set, occupies only
  * bytes `[offset + window_lo, offset + window_hi)`,
@@ -733,6 +770,37 @@ aether_status aether_plan_offsets_with_explain(const struct aether_tensor_lifeti
                                                size_t tensor_count,
                                                const struct aether_plan_options *options,
                                                struct aether_error_detail *detail_out);
+
+/**
+ * `aether_plan_offsets_with`, telling `progress` how a search advances, for
+ * progress displays on long runs. With `AETHER_STRATEGY_SEARCH`, `progress`
+ * is called once when the search begins (the starting plan's arena and the
+ * lower bound), then each time the best arena or the proven lower bound
+ * improves, with the nodes visited so far: at most once per search
+ * decision. It is not called when the starting plan is already optimal or
+ * the time budget is spent before the search begins, nor by the other
+ * strategies. Every call happens on the calling thread, before this
+ * function returns; `*progress` is valid only during the call. The
+ * callback returns 0; other values are reserved (the search does not stop
+ * early in this version). `progress` may be NULL: then this is
+ * `aether_plan_offsets_with`. The plan and report are exactly those of
+ * `aether_plan_offsets_with`, whose `_explain` form explains a failure
+ * here too.
+ *
+ * Errors: those of `aether_plan_offsets_with`.
+ *
+ * # Safety
+ * As for `aether_plan_offsets_with`; `progress` is NULL or a function
+ * that may be called with `user` (passed through untouched, may be NULL)
+ * and that returns normally.
+ */
+aether_status aether_plan_offsets_observed(const struct aether_tensor_lifetime *tensors,
+                                           size_t tensor_count,
+                                           const struct aether_plan_options *options,
+                                           aether_progress_fn progress,
+                                           void *user,
+                                           size_t *offsets_out,
+                                           struct aether_plan_report *report_out);
 
 /**
  * The largest total size of tensors live at one node: the lower bound every

@@ -12,9 +12,10 @@
  *   }
  *   use(plan->offsets, plan->arena_size);
  *
- * Nothing here throws but std::vector's own std::bad_alloc; the overloads
- * that write into the caller's buffers allocate nothing. On failure those
- * buffers are left as they were, as in C.
+ * Nothing here throws but std::vector's own std::bad_alloc (and what a
+ * progress callable of plan_offsets_observed throws, passed on when the
+ * call returns); the overloads that write into the caller's buffers
+ * allocate nothing. On failure those buffers are left as they were, as in C.
  */
 #ifndef AETHER_PLANNER_HPP
 #define AETHER_PLANNER_HPP
@@ -23,6 +24,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -172,6 +175,69 @@ inline result<offset_plan_with_report> plan_offsets_with(
 inline result<offset_plan_with_report> plan_offsets_with(
     const std::vector<aether_tensor_lifetime>& tensors, const aether_plan_options& options) {
   return plan_offsets_with(tensors.data(), tensors.size(), options);
+}
+
+namespace detail {
+/* The C callback of plan_offsets_observed: calls the C++ callable, and
+ * keeps the first exception it throws (none may cross the C library);
+ * after one, it calls nothing more. */
+template <class F>
+struct progress_context {
+  F* on_progress;
+  std::exception_ptr thrown;
+};
+
+template <class F>
+int progress_trampoline(const aether_search_progress* progress, void* user) noexcept {
+  auto* context = static_cast<progress_context<F>*>(user);
+  if (!context->thrown) {
+    try {
+      (*context->on_progress)(*progress);
+    } catch (...) {
+      context->thrown = std::current_exception();
+    }
+  }
+  return 0;
+}
+}  // namespace detail
+
+/* plan_offsets_with, calling on_progress(const aether_search_progress&) as
+ * a search improves (see aether_plan_offsets_observed), on this thread,
+ * before it returns. An exception from on_progress stops further calls
+ * and is rethrown once the plan is done (the buffer then holds the plan).
+ * Writes tensor_count offsets into offsets_out; the value is the report. */
+template <class F>
+result<aether_plan_report> plan_offsets_observed(const aether_tensor_lifetime* tensors,
+                                                 std::size_t tensor_count,
+                                                 const aether_plan_options& options,
+                                                 F&& on_progress, std::size_t* offsets_out) {
+  using callable = std::remove_reference_t<F>;
+  detail::progress_context<callable> context{&on_progress, nullptr};
+  aether_plan_report report{};
+  report.struct_size = sizeof report;
+  const aether_status status =
+      aether_plan_offsets_observed(tensors, tensor_count, &options,
+                                   &detail::progress_trampoline<callable>, &context, offsets_out,
+                                   &report);
+  if (context.thrown) std::rethrow_exception(context.thrown);
+  if (status != AETHER_STATUS_OK) {
+    return detail::failure<aether_plan_report>(detail::explain(
+        status, aether_plan_offsets_with_explain, tensors, tensor_count, &options));
+  }
+  return report;
+}
+
+template <class F>
+result<offset_plan_with_report> plan_offsets_observed(
+    const std::vector<aether_tensor_lifetime>& tensors, const aether_plan_options& options,
+    F&& on_progress) {
+  offset_plan_with_report plan;
+  plan.offsets.resize(tensors.size());
+  const auto report = plan_offsets_observed(tensors.data(), tensors.size(), options,
+                                            std::forward<F>(on_progress), plan.offsets.data());
+  if (!report) return detail::failure<offset_plan_with_report>(report.error());
+  plan.report = *report;
+  return plan;
 }
 
 inline result<std::size_t> peak_live_bytes(const aether_tensor_lifetime* tensors,

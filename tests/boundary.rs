@@ -490,6 +490,146 @@ fn every_status_has_its_own_description() {
 /// struct (and built a slice over `SIZE_MAX` bytes, aborting a debug
 /// build). Each struct lives alone in its own allocation, so under Miri a
 /// read past it is an error.
+/// The progress a callback of `aether_plan_offsets_observed` was given.
+unsafe extern "C" fn record_progress(
+    progress: *const aether_search_progress,
+    user: *mut core::ffi::c_void,
+) -> core::ffi::c_int {
+    (*user.cast::<Vec<aether_search_progress>>()).push(*progress);
+    0
+}
+
+#[test]
+fn the_observed_plan_is_the_plan_with_options_and_its_progress_only_improves() {
+    let mut rng = Rng::new(0x5eed_0007);
+    // Miri interprets: two small tables there.
+    let (rounds, most, nodes) = if cfg!(miri) {
+        (2, 24, 10)
+    } else {
+        (20, 90, 300)
+    };
+    let mut observed_rounds = 0;
+    for round in 0..rounds {
+        // Sizes of every magnitude up to 100 and lifetimes of any length,
+        // so that the starting plan is often above the peak and the search
+        // runs.
+        let n = most / 2 + rng.below(most / 2);
+        let tensors: Vec<aether_tensor_lifetime> = (0..n)
+            .map(|_| {
+                let (a, b) = (rng.below(40), rng.below(40));
+                tensor(1 + rng.below(100), a.min(b), a.max(b))
+            })
+            .collect();
+        let peak = brute_peak(&lifetimes(&tensors));
+        for strategy in [AETHER_STRATEGY_GREEDY, AETHER_STRATEGY_SEARCH] {
+            let mut opts = options();
+            opts.strategy = strategy;
+            opts.budget_nodes = nodes;
+            let (mut with, mut with_rep) = (vec![usize::MAX; n], report());
+            let mut seen: Vec<aether_search_progress> = Vec::new();
+            let (mut got, mut rep) = (vec![usize::MAX; n], report());
+            let (mut unobserved, mut unobserved_rep) = (vec![usize::MAX; n], report());
+            unsafe {
+                let status = aether_plan_offsets_with(
+                    tensors.as_ptr(),
+                    n,
+                    &opts,
+                    with.as_mut_ptr(),
+                    &mut with_rep,
+                );
+                assert_eq!(status, AETHER_STATUS_OK);
+                let status = aether_plan_offsets_observed(
+                    tensors.as_ptr(),
+                    n,
+                    &opts,
+                    Some(record_progress),
+                    (&mut seen as *mut Vec<aether_search_progress>).cast(),
+                    got.as_mut_ptr(),
+                    &mut rep,
+                );
+                assert_eq!(status, AETHER_STATUS_OK);
+                // No callback: the same call, with nothing to tell.
+                let status = aether_plan_offsets_observed(
+                    tensors.as_ptr(),
+                    n,
+                    &opts,
+                    None,
+                    null_mut(),
+                    unobserved.as_mut_ptr(),
+                    &mut unobserved_rep,
+                );
+                assert_eq!(status, AETHER_STATUS_OK);
+            }
+            assert_sound(&tensors, &got, rep.arena_size);
+            assert_eq!((&got, rep), (&with, with_rep), "round {round}");
+            assert_eq!((&unobserved, unobserved_rep), (&with, with_rep));
+            if strategy != AETHER_STRATEGY_SEARCH {
+                assert!(seen.is_empty(), "round {round}: {seen:?}");
+                continue;
+            }
+            if seen.is_empty() {
+                // No search: the starting plan met the peak.
+                assert!(rep.proven_optimal != 0 && rep.search_nodes == 0);
+                continue;
+            }
+            observed_rounds += 1;
+            let (first, last) = (seen[0], seen[seen.len() - 1]);
+            assert_eq!((first.nodes, first.lower_bound), (0, peak), "{seen:?}");
+            assert_eq!(
+                (last.best_arena, last.lower_bound),
+                (rep.arena_size, rep.lower_bound)
+            );
+            assert!(last.nodes <= rep.search_nodes);
+            for (k, p) in seen.iter().enumerate() {
+                assert_eq!(p.struct_size, size_of::<aether_search_progress>());
+                assert!(
+                    peak <= p.lower_bound && p.lower_bound <= p.best_arena,
+                    "{p:?}"
+                );
+                assert!(p.lower_bound <= rep.lower_bound);
+                if let Some(q) = k.checked_sub(1).map(|k| seen[k]) {
+                    assert!(q.nodes <= p.nodes && q.lower_bound <= p.lower_bound);
+                    assert!(p.best_arena <= q.best_arena);
+                    assert!(p.best_arena < q.best_arena || p.lower_bound > q.lower_bound);
+                }
+            }
+        }
+    }
+    assert!(cfg!(miri) || observed_rounds > 0, "no table was searched");
+    // Refused like aether_plan_offsets_with, with nothing written and no
+    // callback made.
+    let tensors = [tensor(8, 0, 1), tensor(8, 3, 2)];
+    let mut opts = options();
+    opts.strategy = AETHER_STRATEGY_SEARCH;
+    let mut seen: Vec<aether_search_progress> = Vec::new();
+    let (mut got, mut rep) = ([7usize; 2], report());
+    let user = (&mut seen as *mut Vec<aether_search_progress>).cast();
+    unsafe {
+        let status = aether_plan_offsets_observed(
+            tensors.as_ptr(),
+            2,
+            &opts,
+            Some(record_progress),
+            user,
+            got.as_mut_ptr(),
+            &mut rep,
+        );
+        assert_eq!(status, AETHER_STATUS_INVALID_LIFETIME);
+        let status = aether_plan_offsets_observed(
+            tensors.as_ptr(),
+            2,
+            &opts,
+            Some(record_progress),
+            user,
+            got.as_mut_ptr(),
+            null_mut(),
+        );
+        assert_eq!(status, AETHER_STATUS_NULL_POINTER);
+    }
+    assert_eq!(got, [7, 7]);
+    assert!(seen.is_empty());
+}
+
 #[test]
 fn a_garbage_struct_size_is_refused_without_reading_past_the_struct() {
     let tensors = [tensor(8, 0, 1)];

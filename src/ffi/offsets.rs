@@ -1,6 +1,7 @@
 //! The offsets domain at the C boundary: tensors, plan options and reports,
 //! and every entry point of offset planning and the peak.
 
+use core::ffi::{c_int, c_void};
 use core::mem::size_of;
 
 use super::boundary::*;
@@ -11,8 +12,8 @@ use crate::offsets::{
     try_plan_offsets_in,
 };
 use crate::{
-    try_peak_live_bytes, try_plan_offsets, try_plan_offsets_with, MemoryPlan, PlanOptions,
-    PlanReport, SearchBudget, Strategy, TensorLifetime,
+    try_peak_live_bytes, try_plan_offsets, try_plan_offsets_observed, try_plan_offsets_with,
+    MemoryPlan, PlanOptions, PlanReport, SearchBudget, SearchProgress, Strategy, TensorLifetime,
 };
 
 /// `aether_plan_options::strategy`: the specification's greedy planner.
@@ -91,6 +92,34 @@ pub struct aether_plan_report {
     pub search_nodes: u64,
 }
 
+/// What a search has reached, as `aether_plan_offsets_observed` passes it
+/// to its callback. Filled by the library: read the fields up to
+/// `struct_size` (later versions may add fields at the end); valid only
+/// during the callback.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct aether_search_progress {
+    /// `sizeof(aether_search_progress)` as this library filled it, at least
+    /// the `sizeof` of this version's struct: bytes past the caller's own
+    /// `sizeof` are fields of a later version.
+    pub struct_size: usize,
+    /// Search nodes visited so far.
+    pub nodes: u64,
+    /// Arena of the best plan found so far (the starting plan's at first).
+    pub best_arena: usize,
+    /// Proven lower bound on every sound arena at this alignment, at most
+    /// `best_arena`.
+    pub lower_bound: usize,
+}
+
+/// The callback of `aether_plan_offsets_observed`: called with what the
+/// search has reached and the caller's `user` pointer. Return 0; other
+/// values are reserved (a later version may read them as a request to stop
+/// early).
+pub type aether_progress_fn = Option<
+    unsafe extern "C" fn(progress: *const aether_search_progress, user: *mut c_void) -> c_int,
+>;
+
 fn tensor_of(t: aether_tensor_lifetime) -> TensorLifetime {
     TensorLifetime {
         size: t.size,
@@ -167,6 +196,39 @@ unsafe fn compute_plan_with(
     check_array(tensors, tensor_count).map_err(no_index)?;
     let tensors = read_array(tensors, tensor_count, tensor_of).map_err(no_index)?;
     outcome(try_plan_offsets_with(&tensors, &options))
+}
+
+/// [`compute_plan_with`], telling `callback` how a search progresses.
+///
+/// # Safety
+/// As for `compute_plan_with`; `callback`, when not NULL, may be called
+/// with `user` during the call.
+unsafe fn compute_plan_observed(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    options: *const aether_plan_options,
+    callback: aether_progress_fn,
+    user: *mut c_void,
+) -> Outcome<PlanReport> {
+    let options = read_options(options).map_err(no_index)?;
+    check_array(tensors, tensor_count).map_err(no_index)?;
+    let tensors = read_array(tensors, tensor_count, tensor_of).map_err(no_index)?;
+    let Some(callback) = callback else {
+        return outcome(try_plan_offsets_with(&tensors, &options));
+    };
+    let mut observe = |progress: &SearchProgress| {
+        let progress = aether_search_progress {
+            struct_size: size_of::<aether_search_progress>(),
+            nodes: progress.nodes,
+            best_arena: progress.best_arena,
+            lower_bound: progress.lower_bound,
+        };
+        // SAFETY: the caller's function, with the caller's pointer, as the
+        // caller asked; the progress lives through the call. Its return
+        // value is reserved.
+        let _ = unsafe { callback(&progress, user) };
+    };
+    outcome(try_plan_offsets_observed(&tensors, &options, &mut observe))
 }
 
 unsafe fn compute_peak(
@@ -364,6 +426,46 @@ pub unsafe extern "C" fn aether_plan_offsets_with_explain(
 ) -> aether_status {
     explain(detail_out, || {
         compute_plan_with(tensors, tensor_count, options)
+    })
+}
+
+/// `aether_plan_offsets_with`, telling `progress` how a search advances, for
+/// progress displays on long runs. With `AETHER_STRATEGY_SEARCH`, `progress`
+/// is called once when the search begins (the starting plan's arena and the
+/// lower bound), then each time the best arena or the proven lower bound
+/// improves, with the nodes visited so far: at most once per search
+/// decision. It is not called when the starting plan is already optimal or
+/// the time budget is spent before the search begins, nor by the other
+/// strategies. Every call happens on the calling thread, before this
+/// function returns; `*progress` is valid only during the call. The
+/// callback returns 0; other values are reserved (the search does not stop
+/// early in this version). `progress` may be NULL: then this is
+/// `aether_plan_offsets_with`. The plan and report are exactly those of
+/// `aether_plan_offsets_with`, whose `_explain` form explains a failure
+/// here too.
+///
+/// Errors: those of `aether_plan_offsets_with`.
+///
+/// # Safety
+/// As for `aether_plan_offsets_with`; `progress` is NULL or a function
+/// that may be called with `user` (passed through untouched, may be NULL)
+/// and that returns normally.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_offsets_observed(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    options: *const aether_plan_options,
+    progress: aether_progress_fn,
+    user: *mut c_void,
+    offsets_out: *mut usize,
+    report_out: *mut aether_plan_report,
+) -> aether_status {
+    guard(|| {
+        check_plan_outputs(tensor_count, offsets_out, report_out)?;
+        let report = compute_plan_observed(tensors, tensor_count, options, progress, user)
+            .map_err(|f| f.status)?;
+        write_plan(&report, offsets_out, report_out);
+        Ok(())
     })
 }
 
