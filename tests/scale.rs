@@ -30,9 +30,10 @@ use aether_planner::{
 const CHILD: &str = "AETHER_SCALE_CHILD";
 
 mod common;
-use common::large::{first_overlap, large_file};
+use common::large::large_file;
 #[cfg(target_os = "linux")]
 use common::limit;
+use common::oracles::first_overlap;
 
 /// What the child does: plan `count` tensors with `strategy` under limits
 /// from 1 MiB to 1 GiB above its current size, printing each status.

@@ -30,7 +30,8 @@ use aether_planner::{
 };
 
 mod common;
-use common::large::{first_overlap, large_file};
+use common::large::large_file;
+use common::oracles::{first_overlap, Rng};
 
 /// Panics unless `report` is a sound plan of `tensors` whose arena is its
 /// highest end, with a lower bound between the peak and the arena, met
@@ -143,13 +144,8 @@ fn a_greedy_start_at_the_lower_bound_is_returned_at_once() {
 /// `try_plan_offsets_with`. Seeded random tables of 30 to 90 tensors.
 #[test]
 fn the_search_progress_observer_sees_every_improvement_in_order() {
-    let mut state = 0xD1B5_4A32_D192_ED03u64;
-    let mut below = |bound: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % bound) as usize
-    };
+    let mut rng = Rng::new(0xD1B5_4A32_D192_ED03);
+    let mut below = |bound: u64| rng.below_u64(bound) as usize;
     let mut improved = 0;
     for _ in 0..40 {
         let count = 30 + below(60);
@@ -200,8 +196,8 @@ fn the_search_progress_observer_sees_every_improvement_in_order() {
 
 #[cfg(target_os = "linux")]
 mod ladders {
-    use super::common::large::first_overlap;
     use super::common::limit;
+    use super::common::oracles::first_overlap;
     use aether_planner::ffi::{
         aether_plan_offsets_with, aether_plan_options, aether_plan_options_init,
         aether_plan_problem, aether_plan_report, aether_problem, aether_problem_init,
@@ -228,17 +224,12 @@ mod ladders {
     /// from 64 B to 64 KiB (sparse conflicts, one long component, a greedy
     /// plan above the peak).
     fn window(count: usize) -> Vec<aether_tensor_lifetime> {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = super::Rng::new(0x9E37_79B9_7F4A_7C15);
         (0..count)
-            .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                aether_tensor_lifetime {
-                    size: 64 * (1 + (state % 1024) as usize),
-                    first_use: i,
-                    last_use: i + 10,
-                }
+            .map(|i| aether_tensor_lifetime {
+                size: 64 * (1 + rng.below(1024)),
+                first_use: i,
+                last_use: i + 10,
             })
             .collect()
     }

@@ -1,5 +1,10 @@
 //! A small seeded generator (splitmix64), so every workload can be replayed
 //! exactly from its seed.
+//!
+//! Not the tests' generator (`tests/common/oracles.rs`, which the tests,
+//! `cli/tests` and `fuzz/` share): the benchmark workloads, and so the
+//! figures recorded in BENCHMARKS.md, are defined by this exact stream
+//! (its seeding and its multiply-shift `below`), which a switch would change.
 
 /// splitmix64 state.
 #[derive(Clone, Debug)]

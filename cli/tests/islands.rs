@@ -134,14 +134,14 @@ fn the_documented_example() {
 #[test]
 fn random_incidences_match_a_breadth_first_search() {
     let dir = scratch("islands-random");
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     for _ in 0..40 {
-        let nodes = 1 + rng.below(15) as usize;
-        let incidences: Vec<(usize, usize)> = (0..rng.below(12))
+        let nodes = 1 + rng.below_u64(15) as usize;
+        let incidences: Vec<(usize, usize)> = (0..rng.below_u64(12))
             .map(|_| {
                 (
-                    rng.below(nodes as u64) as usize,
-                    rng.below(nodes as u64) as usize,
+                    rng.below_u64(nodes as u64) as usize,
+                    rng.below_u64(nodes as u64) as usize,
                 )
             })
             .collect();

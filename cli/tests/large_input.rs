@@ -38,7 +38,7 @@ fn tensor_table(rows: usize, bad: usize, bad_row: &str, rng: &mut Rng) -> (Strin
     out.line("size,first_use,last_use", false);
     let mut bad_line = 0;
     for i in 0..rows {
-        match rng.below(50) {
+        match rng.below_u64(50) {
             0 => {
                 out.line("", false);
             }
@@ -47,12 +47,16 @@ fn tensor_table(rows: usize, bad: usize, bad_row: &str, rng: &mut Rng) -> (Strin
             }
             _ => {}
         }
-        let crlf = rng.below(3) == 0;
+        let crlf = rng.below_u64(3) == 0;
         if i == bad {
             bad_line = out.line(bad_row, crlf);
         } else {
             let start = i as u64 / 4;
-            let row = format!("{},{start},{}", 1 + rng.below(4096), start + rng.below(8));
+            let row = format!(
+                "{},{start},{}",
+                1 + rng.below_u64(4096),
+                start + rng.below_u64(8)
+            );
             out.line(&row, crlf);
         }
     }
@@ -62,7 +66,7 @@ fn tensor_table(rows: usize, bad: usize, bad_row: &str, rng: &mut Rng) -> (Strin
 #[test]
 fn a_bad_value_deep_in_a_large_table_names_its_line() {
     let dir = scratch("deep-csv-value");
-    let mut rng = Rng(0x5eed_0001);
+    let mut rng = Rng::new(0x5eed_0001);
     let (text, line) = tensor_table(120_000, 98_000, "12,7,x", &mut rng);
     assert!(line > 99_000, "the bad row is deep: line {line}");
     bad_input(
@@ -101,7 +105,7 @@ fn a_row_at_line_100000_is_reported_as_line_100000() {
 fn a_malformed_row_is_reported_before_an_earlier_bad_value() {
     // As when every row was split before any was read as numbers.
     let dir = scratch("deep-csv-order");
-    let mut rng = Rng(0x5eed_0002);
+    let mut rng = Rng::new(0x5eed_0002);
     let (mut text, value_line) = tensor_table(60_000, 10_000, "-4,1,2", &mut rng);
     text.push_str("1,2,3,4\n");
     let extra_line = text.matches('\n').count();

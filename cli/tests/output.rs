@@ -15,22 +15,23 @@ use common::*;
 /// plan replaces. Returns the text, each row's fields as written (unquoted)
 /// and the tensors.
 fn table(rows: usize, seed: u64) -> (String, Vec<Vec<String>>, Vec<TensorLifetime>) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut text = String::from("name,size,first_use,note,last_use,offset\n");
     let mut fields = Vec::new();
     let mut tensors = Vec::new();
     for i in 0..rows {
-        let size = [0, 1, 64, 1000, 4096, 65_536][rng.below(6) as usize] + rng.below(3) as usize;
-        let first = rng.below(rows as u64 / 3 + 1) as usize;
-        let span = if rng.below(20) == 0 { 400 } else { 6 };
-        let last = first + rng.below(span) as usize;
-        let name = match rng.below(4) {
-            0 => format!("t{i}, part \"{}\"", rng.below(9)),
+        let size =
+            [0, 1, 64, 1000, 4096, 65_536][rng.below_u64(6) as usize] + rng.below_u64(3) as usize;
+        let first = rng.below_u64(rows as u64 / 3 + 1) as usize;
+        let span = if rng.below_u64(20) == 0 { 400 } else { 6 };
+        let last = first + rng.below_u64(span) as usize;
+        let name = match rng.below_u64(4) {
+            0 => format!("t{i}, part \"{}\"", rng.below_u64(9)),
             1 => format!("conv/{i}"),
             2 => format!("x{i}"),
             _ => String::new(),
         };
-        let note = ["", "a \"quoted\" note", "plain", "semi;colon"][rng.below(4) as usize];
+        let note = ["", "a \"quoted\" note", "plain", "semi;colon"][rng.below_u64(4) as usize];
         let row = vec![
             name,
             size.to_string(),
@@ -39,7 +40,7 @@ fn table(rows: usize, seed: u64) -> (String, Vec<Vec<String>>, Vec<TensorLifetim
             last.to_string(),
         ];
         let mut writer = csv::Writer::from_writer(Vec::new());
-        let old_offset = rng.below(99).to_string();
+        let old_offset = rng.below_u64(99).to_string();
         writer
             .write_record(row.iter().map(String::as_str).chain([old_offset.as_str()]))
             .unwrap();
@@ -139,13 +140,13 @@ fn the_json_holds_every_tensor_the_figures_and_the_librarys_offsets() {
 #[test]
 fn minimalloc_output_and_the_table_carry_the_librarys_offsets() {
     let dir = scratch("output-minimalloc");
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     let mut text = String::from("id,lower,upper,size\n");
     let mut tensors = Vec::new();
     for i in 0..4_000 {
-        let lower = rng.below(2_000) as usize;
-        let upper = lower + 1 + rng.below(30) as usize;
-        let size = 1 + rng.below(5_000) as usize;
+        let lower = rng.below_u64(2_000) as usize;
+        let upper = lower + 1 + rng.below_u64(30) as usize;
+        let size = 1 + rng.below_u64(5_000) as usize;
         text.push_str(&format!("b{i},{lower},{upper},{size}\n"));
         tensors.push(TensorLifetime::new(size, lower, upper - 1));
     }

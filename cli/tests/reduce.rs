@@ -73,13 +73,13 @@ fn a_small_dag_loses_its_implied_edges() {
 #[test]
 fn random_dags_match_the_brute_force_closure() {
     let dir = scratch("reduce-random");
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for case in 0..40 {
-        let nodes = 2 + rng.below(11) as usize;
+        let nodes = 2 + rng.below_u64(11) as usize;
         let mut input = Vec::new();
-        for _ in 0..rng.below(30) {
-            let a = rng.below(nodes as u64) as usize;
-            let b = rng.below(nodes as u64) as usize;
+        for _ in 0..rng.below_u64(30) {
+            let a = rng.below_u64(nodes as u64) as usize;
+            let b = rng.below_u64(nodes as u64) as usize;
             if a != b {
                 input.push((a.min(b), a.max(b)));
             }

@@ -366,13 +366,13 @@ fn brute_optimum(table: &Table, alignment: u64) -> u64 {
 #[test]
 fn an_unlimited_search_finds_the_brute_force_optimum() {
     let dir = scratch("optimum");
-    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let mut rng = Rng::new(0x5eed_1234_abcd_0001);
     for case in 0..16 {
-        let n = 5 + rng.below(4) as usize;
+        let n = 5 + rng.below_u64(4) as usize;
         let table: Table = (0..n)
             .map(|_| {
-                let first = rng.below(5);
-                (1 + rng.below(100), first, first + rng.below(3))
+                let first = rng.below_u64(5);
+                (1 + rng.below_u64(100), first, first + rng.below_u64(3))
             })
             .collect();
         let mut csv = String::from("size,first_use,last_use\n");

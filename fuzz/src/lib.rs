@@ -1,7 +1,6 @@
 //! Shared by the fuzz targets: turning bytes into numbers that favour the
-//! edges of `usize` (0, small, `usize::MAX - small`), and the oracles.
-
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+//! edges of `usize` (0, small, `usize::MAX - small`), and the oracles, which
+//! are the workspace tests' own (`tests/common/oracles.rs`).
 
 pub mod problem;
 pub mod problem_target;
@@ -50,76 +49,23 @@ impl<'a> Bytes<'a> {
     }
 }
 
-/// Strict reachability over the distinct nodes the edges name (so node
-/// numbers may be anything), by depth-first search.
-pub fn reachability(edges: &[(usize, usize)]) -> BTreeMap<usize, BTreeSet<usize>> {
-    let mut successors: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for &(u, v) in edges {
-        successors.entry(u).or_default().push(v);
-        successors.entry(v).or_default();
-    }
-    successors
-        .keys()
-        .map(|&start| {
-            let mut seen = BTreeSet::new();
-            let mut stack = successors[&start].clone();
-            while let Some(x) = stack.pop() {
-                if seen.insert(x) {
-                    stack.extend(&successors[&x]);
-                }
-            }
-            (start, seen)
-        })
-        .collect()
-}
+/// The tests' one set of naive oracles (and their seeded generator),
+/// shared with the workspace's tests rather than copied.
+#[allow(dead_code)]
+#[path = "../../tests/common/oracles.rs"]
+mod oracles;
 
-/// The transitive reduction by definition: u -> v survives iff no other
-/// successor w of u reaches v. Sorted, each edge once.
-pub fn brute_reduction(edges: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    let reach = reachability(edges);
-    let distinct: BTreeSet<(usize, usize)> = edges.iter().copied().collect();
-    distinct
-        .iter()
-        .copied()
-        .filter(|&(u, v)| {
-            !distinct
-                .range((u, 0)..=(u, usize::MAX))
-                .any(|&(_, w)| w != v && reach[&w].contains(&v))
-        })
-        .collect()
-}
+pub use oracles::{sparse_reachability as reachability, sparse_reduction as brute_reduction};
 
-/// Components by breadth-first search, labelled by ascending smallest
-/// member; `usize::MAX` for a node in no incidence.
+/// Components by breadth-first search ([`oracles::brute_islands`]),
+/// labelled by ascending smallest member; `usize::MAX` for a node in no
+/// incidence, as the C API's `AETHER_NO_ISLAND`.
 pub fn brute_islands(node_count: usize, incidences: &[(usize, usize)]) -> (Vec<usize>, usize) {
-    let mut neighbours = vec![Vec::new(); node_count];
-    for &(a, b) in incidences {
-        neighbours[a].push(b);
-        neighbours[b].push(a);
-    }
-    let mut active = vec![false; node_count];
-    for &(a, b) in incidences {
-        active[a] = true;
-        active[b] = true;
-    }
-    let mut labels = vec![usize::MAX; node_count];
-    let mut count = 0;
-    for start in 0..node_count {
-        if !active[start] || labels[start] != usize::MAX {
-            continue;
-        }
-        labels[start] = count;
-        let mut queue = VecDeque::from([start]);
-        while let Some(x) = queue.pop_front() {
-            for &y in &neighbours[x] {
-                if labels[y] == usize::MAX {
-                    labels[y] = count;
-                    queue.push_back(y);
-                }
-            }
-        }
-        count += 1;
-    }
+    let (labels, count) = oracles::brute_islands(node_count, incidences);
+    let labels = labels
+        .into_iter()
+        .map(|label| label.unwrap_or(usize::MAX))
+        .collect();
     (labels, count)
 }
 

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use aether_planner::TensorLifetime;
 
@@ -28,6 +28,10 @@ impl Rng {
     /// Uniform in `0..bound` (bound > 0), up to the modulo's bias.
     pub fn below(&mut self, bound: usize) -> usize {
         (self.next() % bound as u64) as usize
+    }
+    /// [`Rng::below`] for 64-bit counts (bound > 0).
+    pub fn below_u64(&mut self, bound: u64) -> u64 {
+        self.next() % bound
     }
     /// A uniformly random permutation of `items` (Fisher and Yates).
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
@@ -57,10 +61,21 @@ pub fn brute_peak(tensors: &[TensorLifetime]) -> usize {
 /// byte ranges `[offset, offset + size)` meet, by comparing every pair; `None`
 /// for a sound plan. Zero-size tensors occupy no byte.
 pub fn first_shared_byte(tensors: &[TensorLifetime], offsets: &[usize]) -> Option<(usize, usize)> {
+    first_shared_extent(tensors, offsets, 1)
+}
+
+/// [`first_shared_byte`] over extents rounded up to `alignment`:
+/// `[offset, offset + ⌈size / alignment⌉ · alignment)`.
+pub fn first_shared_extent(
+    tensors: &[TensorLifetime],
+    offsets: &[usize],
+    alignment: usize,
+) -> Option<(usize, usize)> {
+    let extent = |t: &TensorLifetime| t.size.div_ceil(alignment) * alignment;
     for (i, a) in tensors.iter().enumerate() {
         for (j, b) in tensors.iter().enumerate().skip(i + 1) {
             let live_together = a.first_use <= b.last_use && b.first_use <= a.last_use;
-            let share = offsets[i] < offsets[j] + b.size && offsets[j] < offsets[i] + a.size;
+            let share = offsets[i] < offsets[j] + extent(b) && offsets[j] < offsets[i] + extent(a);
             if live_together && a.size > 0 && b.size > 0 && share {
                 return Some((i, j));
             }
@@ -107,36 +122,45 @@ pub fn brute_reduction(node_count: usize, edges: &[(usize, usize)]) -> Vec<(usiz
         .collect()
 }
 
+/// Strict reachability over the distinct nodes the edges name (so node
+/// numbers may be anything, `usize::MAX` included), by depth-first search
+/// from every named node.
+pub fn sparse_reachability(edges: &[(usize, usize)]) -> BTreeMap<usize, BTreeSet<usize>> {
+    let mut successors: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for &(u, v) in edges {
+        successors.entry(u).or_default().push(v);
+        successors.entry(v).or_default();
+    }
+    successors
+        .keys()
+        .map(|&start| {
+            let mut seen = BTreeSet::new();
+            let mut stack = successors[&start].clone();
+            while let Some(x) = stack.pop() {
+                if seen.insert(x) {
+                    stack.extend(&successors[&x]);
+                }
+            }
+            (start, seen)
+        })
+        .collect()
+}
+
 /// The transitive reduction of a graph given by its edges alone, whatever
-/// its node count: edge `u → v` survives iff no other successor of `u`
-/// reaches `v`, by depth-first search over the edge list (few edges only).
-/// Sorted, each edge once.
+/// its node numbers: edge `u → v` survives iff no other successor `w` of
+/// `u` reaches `v` ([`sparse_reachability`]). Sorted, each edge once.
 pub fn sparse_reduction(edges: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    let reaches = |from: usize, to: usize| {
-        let mut stack = vec![from];
-        let mut seen = std::collections::HashSet::new();
-        while let Some(x) = stack.pop() {
-            if x == to {
-                return true;
-            }
-            if seen.insert(x) {
-                stack.extend(edges.iter().filter(|e| e.0 == x).map(|e| e.1));
-            }
-        }
-        false
-    };
-    let mut kept: Vec<(usize, usize)> = edges
+    let reach = sparse_reachability(edges);
+    let distinct: BTreeSet<(usize, usize)> = edges.iter().copied().collect();
+    distinct
         .iter()
         .copied()
         .filter(|&(u, v)| {
-            !edges
-                .iter()
-                .any(|&(s, w)| s == u && w != v && reaches(w, v))
+            !distinct
+                .range((u, 0)..=(u, usize::MAX))
+                .any(|&(_, w)| w != v && reach[&w].contains(&v))
         })
-        .collect();
-    kept.sort_unstable();
-    kept.dedup();
-    kept
+        .collect()
 }
 
 /// Components by breadth-first search, numbered in order of their smallest
@@ -172,4 +196,49 @@ pub fn brute_islands(
         count += 1;
     }
     (labels, count)
+}
+
+/// The first pair of tensors with intersecting lifetimes whose extents
+/// (sizes rounded up to `alignment`) share a byte, if any, and the highest
+/// end. A sweep over lifetime endpoints keeps the live extents by offset,
+/// ends before arrivals at each time; an arrival is checked against its two
+/// neighbours only, since the live extents are pairwise disjoint. Not `n²`
+/// pairs: `O(n log n)`.
+pub fn first_overlap(
+    tensors: &[TensorLifetime],
+    offsets: &[usize],
+    alignment: usize,
+) -> (Option<(usize, usize)>, usize) {
+    assert_eq!(offsets.len(), tensors.len());
+    let extent = |i: usize| tensors[i].size.div_ceil(alignment) * alignment;
+    // (time, false = leave | true = arrive, tensor).
+    let mut events: Vec<(u128, bool, usize)> = Vec::with_capacity(2 * tensors.len());
+    for (i, t) in tensors.iter().enumerate().filter(|(_, t)| t.size > 0) {
+        events.push((t.first_use as u128, true, i));
+        events.push((t.last_use as u128 + 1, false, i));
+    }
+    events.sort_unstable();
+    let mut live: BTreeMap<(usize, usize), usize> = BTreeMap::new(); // (offset, tensor) -> end
+    let mut highest = 0;
+    for (_, arrives, i) in events {
+        let key = (offsets[i], i);
+        if !arrives {
+            live.remove(&key);
+            continue;
+        }
+        let end = offsets[i] + extent(i);
+        highest = highest.max(end);
+        if let Some((&(_, j), &below_end)) = live.range(..key).next_back() {
+            if below_end > offsets[i] {
+                return (Some((j, i)), highest);
+            }
+        }
+        if let Some((&(above, j), _)) = live.range(key..).next() {
+            if end > above {
+                return (Some((i, j)), highest);
+            }
+        }
+        live.insert(key, end);
+    }
+    (None, highest)
 }

@@ -3,6 +3,14 @@
 
 #![allow(dead_code)] // Each test file uses its own share of these helpers.
 
+// The workspace's one seeded generator and its naive oracles.
+#[path = "../../../tests/common/oracles.rs"]
+pub mod oracles;
+#[allow(unused_imports)] // not every test file draws
+pub use oracles::Rng;
+
+use aether_planner::TensorLifetime;
+
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -164,21 +172,33 @@ pub struct Placed {
     pub offset: u64,
 }
 
-/// Checks every pair: tensors whose times intersect must not share a byte.
-/// Returns the arena, `max(offset + size)`.
+/// The placed tensors as the oracles take them: inclusive node lifetimes
+/// `[start, end - 1]`; a tensor with an empty time interval is live at no
+/// node, so it gets no bytes.
+fn lifetimes(placed: &[Placed]) -> (Vec<TensorLifetime>, Vec<usize>) {
+    placed
+        .iter()
+        .map(|p| {
+            let size = if p.end > p.start { p.size } else { 0 };
+            let last = p.end.max(p.start + 1) - 1;
+            (
+                TensorLifetime::new(size as usize, p.start as usize, last as usize),
+                p.offset as usize,
+            )
+        })
+        .unzip()
+}
+
+/// Checks every pair with the tests' oracle ([`oracles::first_shared_byte`]):
+/// tensors whose times intersect must not share a byte. Returns the arena,
+/// `max(offset + size)`.
 pub fn assert_sound(placed: &[Placed]) -> u64 {
-    for (i, a) in placed.iter().enumerate() {
-        for (j, b) in placed.iter().enumerate().skip(i + 1) {
-            let live_together = a.start < b.end && b.start < a.end;
-            let share_bytes = a.size > 0
-                && b.size > 0
-                && a.offset < b.offset + b.size
-                && b.offset < a.offset + a.size;
-            assert!(
-                !(live_together && share_bytes),
-                "tensors {i} {a:?} and {j} {b:?} are live together and share bytes"
-            );
-        }
+    let (tensors, offsets) = lifetimes(placed);
+    if let Some((i, j)) = oracles::first_shared_byte(&tensors, &offsets) {
+        panic!(
+            "tensors {i} {:?} and {j} {:?} are live together and share bytes",
+            placed[i], placed[j]
+        );
     }
     placed
         .iter()
@@ -188,46 +208,18 @@ pub fn assert_sound(placed: &[Placed]) -> u64 {
         .unwrap_or(0)
 }
 
-/// The most bytes live at one time, by brute force over every start time.
+/// The most bytes live at one time, by the tests' brute force
+/// ([`oracles::brute_peak`]).
 pub fn brute_peak(placed: &[Placed]) -> u64 {
-    placed
-        .iter()
-        .map(|at| {
-            placed
-                .iter()
-                .filter(|p| p.start <= at.start && at.start < p.end)
-                .map(|p| p.size)
-                .sum::<u64>()
-        })
-        .max()
-        .unwrap_or(0)
+    oracles::brute_peak(&lifetimes(placed).0) as u64
 }
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-}
-
-/// `reach[u]`: the nodes reachable from `u` by one or more edges, by a
-/// depth-first search from every node.
+/// `reach[u]`: the nodes reachable from `u` by one or more edges, by the
+/// tests' depth-first search ([`oracles::reachability`]).
 pub fn closure(nodes: usize, edges: &BTreeSet<(usize, usize)>) -> Vec<BTreeSet<usize>> {
-    let mut out = vec![BTreeSet::new(); nodes];
-    for (u, reach) in out.iter_mut().enumerate() {
-        let mut stack = vec![u];
-        while let Some(x) = stack.pop() {
-            for &(_, y) in edges.range((x, 0)..(x + 1, 0)) {
-                if reach.insert(y) {
-                    stack.push(y);
-                }
-            }
-        }
-    }
-    out
+    let edges: Vec<(usize, usize)> = edges.iter().copied().collect();
+    oracles::reachability(nodes, &edges)
+        .into_iter()
+        .map(|row| (0..nodes).filter(|&v| row[v]).collect())
+        .collect()
 }
