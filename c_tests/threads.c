@@ -7,7 +7,9 @@
  * minimality, islands against a relaxation to each component's minimum,
  * and the explain functions against the status of the call they explain.
  * The other forms are checked against those: aether_plan_offsets_with in
- * every strategy for soundness at its alignment, the workspace forms and
+ * every strategy for soundness at its alignment, aether_plan_offsets_observed
+ * for the same plan (its callback counting on the thread's stack), the
+ * workspace forms and
  * islands_i32 for equal results, the any-order reduction on the reversed
  * numbering for the reversed result.
  *
@@ -48,6 +50,14 @@ static void note(struct worker *w, int ok, const char *what, unsigned round) {
       sprintf(w->first_failure, "seed %lu round %u: %s", (unsigned long)w->seed, round, what);
     w->failures++;
   }
+}
+
+/* A progress callback of aether_plan_offsets_observed: counts its calls
+ * in the caller's counter. */
+static int count_progress(const aether_search_progress *progress, void *user) {
+  (void)progress;
+  ++*(unsigned long *)user;
+  return 0;
 }
 
 /* splitmix64, one state per thread. */
@@ -186,6 +196,20 @@ static void round_of_plans(struct worker *w, uint64_t *rng, unsigned r) {
     note(w, aether_plan_offsets_with(t, n, &options, with, &report) == AETHER_STATUS_OK &&
                 report.arena_size >= peak && report.lower_bound <= report.arena_size,
          "plan with options", r);
+    {
+      size_t observed[MAX_TENSORS];
+      aether_plan_report again;
+      unsigned long calls = 0;
+      again.struct_size = sizeof again;
+      note(w, aether_plan_offsets_observed(t, n, &options, count_progress, &calls, observed,
+                                           &again) == AETHER_STATUS_OK &&
+                  again.arena_size == report.arena_size &&
+                  again.search_nodes == report.search_nodes &&
+                  memcmp(observed, with, n * sizeof *with) == 0,
+           "observed plan equals the plan with options", r);
+      note(w, strategy == AETHER_STRATEGY_SEARCH || calls == 0, "progress only from a search",
+           r);
+    }
     /* Sound at the alignment: rounded sizes never share a byte. */
     for (k = 0; k < n; k++) t[k].size = (t[k].size + options.alignment - 1) & ~(options.alignment - 1);
     note(w, plan_is_sound(t, n, with, report.arena_size), "plan with options is sound", r);
