@@ -7,8 +7,11 @@
 
 use std::time::{Duration, Instant};
 
+#[path = "common/oracles.rs"]
+mod oracles;
 #[path = "common/problems.rs"]
 mod problems;
+use oracles::Rng;
 use problems::byte_stepping;
 
 use aether_planner::{
@@ -155,13 +158,8 @@ fn plain_problem_with_a_capacity_spends_the_budget_once() {
     );
     // Random short lifetimes (1-100 nodes), where the plain plan stays
     // above the peak.
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = |bound: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % bound as u64) as usize
-    };
+    let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
+    let mut next = |bound: usize| rng.below(bound);
     let tensors: Vec<TensorLifetime> = (0..n)
         .map(|_| {
             let first = next(4000);
