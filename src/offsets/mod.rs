@@ -51,6 +51,7 @@ mod constrained;
 mod greedy;
 mod heuristic;
 mod no_heap;
+mod online;
 mod options;
 mod peak;
 mod search;
@@ -157,9 +158,12 @@ pub fn try_plan_offsets_observed(
                 .budget
                 .time
                 .and_then(|limit| started.checked_add(limit));
-            let start = search_start(&rounded, peak, deadline)?;
+            let start = match deadline {
+                None => search_start(&rounded, peak)?,
+                Some(deadline) => capped_start(&rounded, peak, deadline)?,
+            };
             let budget = options.budget;
-            if start.arena_size <= peak || deadline.is_some_and(|d| Instant::now() >= d) {
+            if start.arena_size <= peak || past(deadline) {
                 // Proven optimal already, or the cap was spent before the
                 // search could begin.
                 let bound = peak.min(start.arena_size);
@@ -178,27 +182,82 @@ pub fn try_plan_offsets_observed(
     })
 }
 
-/// The plan the search starts from: the greedy plan, made first (it is
-/// near-linear on sparse tables, so a cap leaves room for the rest), then
-/// the heuristic's if it finishes before `deadline` and the greedy plan is
-/// above `peak`, the lower bound. A late heuristic costs nothing beyond
-/// the cap: the greedy plan is returned at once.
+/// Whether the time cap `deadline`, if any, has passed.
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// The plan an uncapped search starts from: the greedy plan, then the
+/// heuristic's if the greedy plan is above `peak`, the lower bound. The
+/// same on every machine.
 ///
 /// Errors: [`PlanError::OutOfMemory`].
-fn search_start(
-    rounded: &[TensorLifetime],
-    peak: usize,
-    deadline: Option<Instant>,
-) -> Result<MemoryPlan, PlanError> {
+fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, PlanError> {
     let greedy = try_plan_offsets(rounded)?;
-    if greedy.arena_size <= peak || deadline.is_some_and(|d| Instant::now() >= d) {
+    if greedy.arena_size <= peak {
         return Ok(greedy);
     }
-    match heuristic::plan(rounded, peak, deadline)? {
+    match heuristic::plan(rounded, peak, None)? {
         // Never worse than the greedy plan by its rules; kept as a guard.
         Some(plan) if plan.arena_size <= greedy.arena_size => Ok(plan),
         _ => Ok(greedy),
     }
+}
+
+/// The plan a search capped at `deadline` starts from: a sound plan made
+/// cheaply first, then better ones while time remains, the best kept (a
+/// later one on a tie).
+///
+/// 1. The online first-fit plan (`online`): `O(n log n)` whatever the
+///    number of conflicting pairs, always made in full, so that every
+///    capped call has a sound plan.
+/// 2. The greedy plan, abandoned at the deadline.
+/// 3. The heuristic's plan, abandoned at the deadline; not begun when less
+///    time remains than the greedy plan took, since the heuristic's first
+///    placement costs as much (on tables without conflict lists it makes
+///    the greedy plan again).
+///
+/// Each step is skipped once a plan meets `peak`, the lower bound.
+///
+/// Errors: [`PlanError::OutOfMemory`]; [`PlanError::Overflow`] if an end
+/// offset would pass `usize::MAX`.
+fn capped_start(
+    rounded: &[TensorLifetime],
+    peak: usize,
+    deadline: Instant,
+) -> Result<MemoryPlan, PlanError> {
+    let mut best = online::plan(rounded)?;
+    let greedy_began = Instant::now();
+    if best.arena_size <= peak || greedy_began >= deadline {
+        return Ok(best);
+    }
+    if let Some(greedy) = greedy_until(rounded, deadline)? {
+        if greedy.arena_size <= best.arena_size {
+            best = greedy;
+        }
+    }
+    let now = Instant::now();
+    let greedy_took = now.saturating_duration_since(greedy_began);
+    if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took {
+        return Ok(best);
+    }
+    if let Some(plan) = heuristic::plan(rounded, peak, Some(deadline))? {
+        if plan.arena_size <= best.arena_size {
+            best = plan;
+        }
+    }
+    Ok(best)
+}
+
+/// The greedy plan, or `None` if `deadline` passes before it is made.
+fn greedy_until(
+    rounded: &[TensorLifetime],
+    deadline: Instant,
+) -> Result<Option<MemoryPlan>, PlanError> {
+    if Instant::now() >= deadline {
+        return Ok(None);
+    }
+    try_plan_offsets(rounded).map(Some)
 }
 
 /// The heuristic's plan, or the greedy one if `deadline` passes before the

@@ -1,0 +1,390 @@
+//! The fallback plan of a capped search: an online first-fit allocator,
+//! simulated in time order, whose cost does not depend on the number of
+//! conflicting pairs.
+//!
+//! # Algorithm
+//!
+//! The tensors are taken by first use (at one node, larger first; ties by
+//! input index). Before the tensors of node `t` are placed, every tensor
+//! whose last use is before `t` gives its bytes back; then each tensor of
+//! node `t` takes the lowest free block that holds it (first fit), the rest
+//! of the block staying free. Free blocks are kept coalesced in a treap by
+//! offset, each subtree knowing its largest block, so the lowest block of at
+//! least `w` bytes is one descent; the block above the highest taken byte
+//! runs to `usize::MAX`, so a block is always found unless an end offset
+//! would pass `usize::MAX`.
+//!
+//! # What is exact
+//!
+//! Soundness by construction: when tensor `j` is placed at its first use
+//! `f_j`, every tensor `i` placed before it whose lifetime meets `j`'s
+//! (`f_i ≤ f_j ≤ l_i`) has not given its bytes back (it does so only once
+//! `l_i < t`), so `j`'s block is disjoint from `i`'s. Not claimed: any ratio
+//! to the optimum (online first fit can be a logarithmic factor above it);
+//! it is the plan to fall back on, never better than what it is kept beside
+//! unless those are late.
+//!
+//! # Complexity
+//!
+//! `O(n log n)` time: two sorts, and one descent, one split and one merge of
+//! an expected `O(log n)`-deep treap per tensor (priorities are seeded, so
+//! the plan is the same on every run); `O(n)` memory (at most one free block
+//! more than the tensors taken at once). `E` plays no part.
+
+use super::{MemoryPlan, TensorLifetime};
+use crate::error::PlanError;
+use crate::sys::fallible;
+
+/// No node.
+const NIL: usize = usize::MAX;
+
+/// Plans `tensors` (sizes already rounded, lifetimes validated) by online
+/// first fit in time order; zero-size tensors get offset 0.
+///
+/// Errors: [`PlanError::Overflow`] naming a tensor whose end offset would
+/// pass `usize::MAX`; [`PlanError::OutOfMemory`].
+pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+    let planned = tensors.iter().filter(|t| t.size > 0).count();
+    let mut by_first: Vec<usize> = fallible::collect(
+        planned,
+        (0..tensors.len()).filter(|&i| tensors[i].size > 0),
+    )?;
+    let mut by_last: Vec<usize> = fallible::collect(planned, by_first.iter().copied())?;
+    // Unstable sorts with the index as the last key: the same order on every
+    // run, and no scratch buffer behind the fallible ones.
+    by_first.sort_unstable_by_key(|&i| (tensors[i].first_use, usize::MAX - tensors[i].size, i));
+    by_last.sort_unstable_by_key(|&i| (tensors[i].last_use, i));
+
+    let mut free = FreeBlocks::new(planned)?;
+    let mut arena = 0usize;
+    let mut freed = 0;
+    for &i in &by_first {
+        let t = &tensors[i];
+        while let Some(&j) = by_last.get(freed) {
+            if tensors[j].last_use >= t.first_use {
+                break;
+            }
+            free.give_back(offsets[j], tensors[j].size)?;
+            freed += 1;
+        }
+        let offset = free.take(t.size)?.ok_or(PlanError::Overflow { tensor: i })?;
+        offsets[i] = offset;
+        // `take` only hands out blocks inside `0..=usize::MAX`.
+        arena = arena.max(offset + t.size);
+    }
+    Ok(MemoryPlan {
+        offsets,
+        arena_size: arena,
+    })
+}
+
+/// Free byte ranges, pairwise disjoint and never adjacent (coalesced), in a
+/// treap keyed by offset; node slots are reused.
+struct FreeBlocks {
+    start: Vec<usize>,
+    /// The block's bytes: `usize::MAX - start` for the block at the top.
+    size: Vec<usize>,
+    /// Largest block of the subtree.
+    largest: Vec<usize>,
+    priority: Vec<u64>,
+    left: Vec<usize>,
+    right: Vec<usize>,
+    /// Unused slots.
+    spare: Vec<usize>,
+    root: usize,
+    /// State of the priorities' generator.
+    seed: u64,
+}
+
+impl FreeBlocks {
+    /// All of `0..usize::MAX` free, with room for the blocks of `planned`
+    /// tensors taken at once (one block more than tensors, at most).
+    fn new(planned: usize) -> Result<Self, PlanError> {
+        let slots = planned.saturating_add(2);
+        let mut blocks = FreeBlocks {
+            start: fallible::with_capacity(slots)?,
+            size: fallible::with_capacity(slots)?,
+            largest: fallible::with_capacity(slots)?,
+            priority: fallible::with_capacity(slots)?,
+            left: fallible::with_capacity(slots)?,
+            right: fallible::with_capacity(slots)?,
+            spare: fallible::with_capacity(slots)?,
+            root: NIL,
+            seed: 0x2545_F491_4F6C_DD1D,
+        };
+        blocks.root = blocks.node(0, usize::MAX)?;
+        Ok(blocks)
+    }
+
+    /// A new single-node tree for the block `start..start + size`.
+    fn node(&mut self, start: usize, size: usize) -> Result<usize, PlanError> {
+        // splitmix64: seeded, so the treap's shape is the same on every run.
+        self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let priority = z ^ (z >> 31);
+        if let Some(slot) = self.spare.pop() {
+            self.start[slot] = start;
+            self.size[slot] = size;
+            self.largest[slot] = size;
+            self.priority[slot] = priority;
+            self.left[slot] = NIL;
+            self.right[slot] = NIL;
+            return Ok(slot);
+        }
+        fallible::push(&mut self.start, start)?;
+        fallible::push(&mut self.size, size)?;
+        fallible::push(&mut self.largest, size)?;
+        fallible::push(&mut self.priority, priority)?;
+        fallible::push(&mut self.left, NIL)?;
+        fallible::push(&mut self.right, NIL)?;
+        Ok(self.start.len() - 1)
+    }
+
+    /// Returns `slot` to the spare slots (room for every slot was reserved).
+    fn recycle(&mut self, slot: usize) -> Result<(), PlanError> {
+        fallible::push(&mut self.spare, slot)
+    }
+
+    fn largest_of(&self, t: usize) -> usize {
+        if t == NIL {
+            0
+        } else {
+            self.largest[t]
+        }
+    }
+
+    /// Recomputes `largest` of `t` from its children.
+    fn pull(&mut self, t: usize) {
+        let below = self.largest_of(self.left[t]).max(self.largest_of(self.right[t]));
+        self.largest[t] = self.size[t].max(below);
+    }
+
+    /// Takes the lowest `size` bytes of the lowest free block of at least
+    /// `size` bytes; its offset, or `None` if no block is that large.
+    fn take(&mut self, size: usize) -> Result<Option<usize>, PlanError> {
+        if self.largest_of(self.root) < size {
+            return Ok(None);
+        }
+        let (root, offset) = self.take_in(self.root, size)?;
+        self.root = root;
+        Ok(Some(offset))
+    }
+
+    /// [`FreeBlocks::take`] in the subtree `t`, whose largest block holds
+    /// `size`: the subtree's new root and the offset.
+    fn take_in(&mut self, t: usize, size: usize) -> Result<(usize, usize), PlanError> {
+        let left = self.left[t];
+        if self.largest_of(left) >= size {
+            let (left, offset) = self.take_in(left, size)?;
+            self.left[t] = left;
+            self.pull(t);
+            return Ok((t, offset));
+        }
+        if self.size[t] >= size {
+            let offset = self.start[t];
+            if self.size[t] == size {
+                let merged = self.merge(self.left[t], self.right[t]);
+                self.recycle(t)?;
+                return Ok((merged, offset));
+            }
+            // The rest stays free, between the same neighbours.
+            self.start[t] += size;
+            self.size[t] -= size;
+            self.pull(t);
+            return Ok((t, offset));
+        }
+        let (right, offset) = self.take_in(self.right[t], size)?;
+        self.right[t] = right;
+        self.pull(t);
+        Ok((t, offset))
+    }
+
+    /// Gives the bytes `start..start + size` back (they are taken: no free
+    /// block meets them), coalescing with the free blocks on either side.
+    fn give_back(&mut self, start: usize, size: usize) -> Result<(), PlanError> {
+        let (below, above) = self.split(self.root, start);
+        let (mut below, mut above) = (below, above);
+        let (mut lo, mut hi) = (start, start + size);
+        if let Some(last) = self.last(below) {
+            if self.start[last] + self.size[last] == lo {
+                lo = self.start[last];
+                below = self.pop_last(below);
+                self.recycle(last)?;
+            }
+        }
+        if let Some(first) = self.first(above) {
+            if self.start[first] == hi {
+                hi = self.start[first] + self.size[first];
+                above = self.pop_first(above);
+                self.recycle(first)?;
+            }
+        }
+        let block = self.node(lo, hi - lo)?;
+        let lower = self.merge(below, block);
+        self.root = self.merge(lower, above);
+        Ok(())
+    }
+
+    /// Splits `t` into the blocks starting below `key` and the others.
+    fn split(&mut self, t: usize, key: usize) -> (usize, usize) {
+        if t == NIL {
+            return (NIL, NIL);
+        }
+        if self.start[t] < key {
+            let (mid, high) = self.split(self.right[t], key);
+            self.right[t] = mid;
+            self.pull(t);
+            (t, high)
+        } else {
+            let (low, mid) = self.split(self.left[t], key);
+            self.left[t] = mid;
+            self.pull(t);
+            (low, t)
+        }
+    }
+
+    /// Joins `a` and `b`, every block of `a` below every block of `b`.
+    fn merge(&mut self, a: usize, b: usize) -> usize {
+        if a == NIL {
+            return b;
+        }
+        if b == NIL {
+            return a;
+        }
+        if self.priority[a] > self.priority[b] {
+            let right = self.merge(self.right[a], b);
+            self.right[a] = right;
+            self.pull(a);
+            a
+        } else {
+            let left = self.merge(a, self.left[b]);
+            self.left[b] = left;
+            self.pull(b);
+            b
+        }
+    }
+
+    /// The highest block of `t`.
+    fn last(&self, mut t: usize) -> Option<usize> {
+        if t == NIL {
+            return None;
+        }
+        while self.right[t] != NIL {
+            t = self.right[t];
+        }
+        Some(t)
+    }
+
+    /// The lowest block of `t`.
+    fn first(&self, mut t: usize) -> Option<usize> {
+        if t == NIL {
+            return None;
+        }
+        while self.left[t] != NIL {
+            t = self.left[t];
+        }
+        Some(t)
+    }
+
+    /// `t` without its highest block (which the caller recycles).
+    fn pop_last(&mut self, t: usize) -> usize {
+        if self.right[t] == NIL {
+            return self.left[t];
+        }
+        let right = self.pop_last(self.right[t]);
+        self.right[t] = right;
+        self.pull(t);
+        t
+    }
+
+    /// `t` without its lowest block (which the caller recycles).
+    fn pop_first(&mut self, t: usize) -> usize {
+        if self.left[t] == NIL {
+            return self.right[t];
+        }
+        let left = self.pop_first(self.left[t]);
+        self.left[t] = left;
+        self.pull(t);
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::XorShift;
+
+    /// The first pair of tensors live together whose bytes meet, by
+    /// comparing every pair.
+    fn shared_byte(tensors: &[TensorLifetime], offsets: &[usize]) -> Option<(usize, usize)> {
+        for (i, a) in tensors.iter().enumerate() {
+            for (j, b) in tensors.iter().enumerate().skip(i + 1) {
+                let live = a.first_use <= b.last_use && b.first_use <= a.last_use;
+                let meet = offsets[i] < offsets[j] + b.size && offsets[j] < offsets[i] + a.size;
+                if live && a.size > 0 && b.size > 0 && meet {
+                    return Some((i, j));
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn plans_are_sound_and_the_arena_is_the_highest_end() {
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        for round in 0..300 {
+            let n = 1 + rng.below(60);
+            let span = 1 + rng.below(40);
+            let tensors: Vec<TensorLifetime> = (0..n)
+                .map(|_| {
+                    let first = rng.below(span);
+                    let longest = rng.below(span);
+                    let length = rng.below(1 + longest);
+                    let size = if rng.below(8) == 0 { 0 } else { 1 + rng.below(1 << (round % 12)) };
+                    TensorLifetime::new(size, first, first + length)
+                })
+                .collect();
+            let plan = plan(&tensors).unwrap();
+            assert_eq!(shared_byte(&tensors, &plan.offsets), None, "round {round}");
+            let highest = tensors
+                .iter()
+                .zip(&plan.offsets)
+                .map(|(t, &o)| if t.size > 0 { o + t.size } else { 0 })
+                .max()
+                .unwrap_or(0);
+            assert_eq!(plan.arena_size, highest, "round {round}");
+            for (t, &o) in tensors.iter().zip(&plan.offsets) {
+                if t.size == 0 {
+                    assert_eq!(o, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn freed_bytes_are_reused_and_coalesced() {
+        // Two tensors end at node 1; one twice their size starts at node 2
+        // and fits exactly where they were.
+        let tensors = [
+            TensorLifetime::new(4, 0, 1),
+            TensorLifetime::new(4, 0, 1),
+            TensorLifetime::new(8, 0, 5),
+            TensorLifetime::new(8, 2, 3),
+        ];
+        let plan = plan(&tensors).unwrap();
+        assert_eq!(plan.offsets, vec![8, 12, 0, 8]);
+        assert_eq!(plan.arena_size, 16);
+    }
+
+    #[test]
+    fn an_end_past_usize_max_is_an_overflow() {
+        let tensors = [
+            TensorLifetime::new(usize::MAX / 2 + 1, 0, 1),
+            TensorLifetime::new(usize::MAX / 2 + 1, 1, 2),
+        ];
+        assert_eq!(plan(&tensors), Err(PlanError::Overflow { tensor: 1 }));
+    }
+}
