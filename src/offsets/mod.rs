@@ -231,7 +231,7 @@ fn capped_start(
     if best.arena_size <= peak || greedy_began >= deadline {
         return Ok(best);
     }
-    if let Some(greedy) = greedy_until(rounded, deadline)? {
+    if let Some(greedy) = greedy::plan_until(rounded, Some(deadline))? {
         if greedy.arena_size <= best.arena_size {
             best = greedy;
         }
@@ -247,17 +247,6 @@ fn capped_start(
         }
     }
     Ok(best)
-}
-
-/// The greedy plan, or `None` if `deadline` passes before it is made.
-fn greedy_until(
-    rounded: &[TensorLifetime],
-    deadline: Instant,
-) -> Result<Option<MemoryPlan>, PlanError> {
-    if Instant::now() >= deadline {
-        return Ok(None);
-    }
-    try_plan_offsets(rounded).map(Some)
 }
 
 /// The heuristic's plan, or the greedy one if `deadline` passes before the

@@ -46,32 +46,41 @@ const NIL: usize = usize::MAX;
 pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
     let mut offsets = fallible::filled(tensors.len(), 0usize)?;
     let planned = tensors.iter().filter(|t| t.size > 0).count();
-    let mut by_first: Vec<usize> = fallible::collect(
+    // Sorted as keys packed beside the index, not as indices compared
+    // through the table: the sort then reads memory in order. Unstable with
+    // the index as the last key: the same order on every run, and no
+    // scratch buffer behind the fallible ones.
+    let mut by_first: Vec<(usize, usize, usize)> = fallible::collect(
         planned,
-        (0..tensors.len()).filter(|&i| tensors[i].size > 0),
+        (tensors.iter().enumerate())
+            .filter(|(_, t)| t.size > 0)
+            .map(|(i, t)| (t.first_use, usize::MAX - t.size, i)),
     )?;
-    let mut by_last: Vec<usize> = fallible::collect(planned, by_first.iter().copied())?;
-    // Unstable sorts with the index as the last key: the same order on every
-    // run, and no scratch buffer behind the fallible ones.
-    by_first.sort_unstable_by_key(|&i| (tensors[i].first_use, usize::MAX - tensors[i].size, i));
-    by_last.sort_unstable_by_key(|&i| (tensors[i].last_use, i));
+    by_first.sort_unstable();
+    let mut by_last: Vec<(usize, usize)> = fallible::collect(
+        planned,
+        (tensors.iter().enumerate())
+            .filter(|(_, t)| t.size > 0)
+            .map(|(i, t)| (t.last_use, i)),
+    )?;
+    by_last.sort_unstable();
 
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
     let mut freed = 0;
-    for &i in &by_first {
-        let t = &tensors[i];
-        while let Some(&j) = by_last.get(freed) {
-            if tensors[j].last_use >= t.first_use {
+    for &(first_use, _, i) in &by_first {
+        let size = tensors[i].size;
+        while let Some(&(last_use, j)) = by_last.get(freed) {
+            if last_use >= first_use {
                 break;
             }
             free.give_back(offsets[j], tensors[j].size)?;
             freed += 1;
         }
-        let offset = free.take(t.size)?.ok_or(PlanError::Overflow { tensor: i })?;
+        let offset = free.take(size)?.ok_or(PlanError::Overflow { tensor: i })?;
         offsets[i] = offset;
         // `take` only hands out blocks inside `0..=usize::MAX`.
-        arena = arena.max(offset + t.size);
+        arena = arena.max(offset + size);
     }
     Ok(MemoryPlan {
         offsets,
