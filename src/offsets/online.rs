@@ -26,10 +26,14 @@
 //!
 //! # Complexity
 //!
-//! `O(n log n)` time: two sorts, and one descent, one split and one merge of
-//! an expected `O(log n)`-deep treap per tensor (priorities are seeded, so
-//! the plan is the same on every run); `O(n)` memory (at most one free block
-//! more than the tensors taken at once). `E` plays no part.
+//! `O(n log n)` time: one sort, a heap of the live tensors by last use, and
+//! one descent, one split and one merge of an expected `O(log b)`-deep treap
+//! per tensor, `b` the free blocks (priorities are seeded, so the plan is the
+//! same on every run); `O(n)` memory (at most one free block more than the
+//! tensors live at once). `E` plays no part.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
@@ -57,30 +61,30 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
             .map(|(i, t)| (t.first_use, usize::MAX - t.size, i)),
     )?;
     by_first.sort_unstable();
-    let mut by_last: Vec<(usize, usize)> = fallible::collect(
-        planned,
-        (tensors.iter().enumerate())
-            .filter(|(_, t)| t.size > 0)
-            .map(|(i, t)| (t.last_use, i)),
-    )?;
-    by_last.sort_unstable();
+    // The tensors placed and not yet given back, soonest last use first.
+    let mut live: BinaryHeap<Reverse<(usize, usize)>> = BinaryHeap::new();
+    live.try_reserve_exact(planned)
+        .map_err(|_| PlanError::OutOfMemory {
+            bytes: planned.saturating_mul(2 * core::mem::size_of::<usize>()),
+        })?;
 
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
-    let mut freed = 0;
     for &(first_use, _, i) in &by_first {
         let size = tensors[i].size;
-        while let Some(&(last_use, j)) = by_last.get(freed) {
+        while let Some(&Reverse((last_use, j))) = live.peek() {
             if last_use >= first_use {
                 break;
             }
             free.give_back(offsets[j], tensors[j].size)?;
-            freed += 1;
+            live.pop();
         }
         let offset = free.take(size)?.ok_or(PlanError::Overflow { tensor: i })?;
         offsets[i] = offset;
         // `take` only hands out blocks inside `0..=usize::MAX`.
         arena = arena.max(offset + size);
+        // Within the room reserved for every planned tensor.
+        live.push(Reverse((tensors[i].last_use, i)));
     }
     Ok(MemoryPlan {
         offsets,
@@ -91,19 +95,26 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
 /// Free byte ranges, pairwise disjoint and never adjacent (coalesced), in a
 /// treap keyed by offset; node slots are reused.
 struct FreeBlocks {
-    start: Vec<usize>,
-    /// The block's bytes: `usize::MAX - start` for the block at the top.
-    size: Vec<usize>,
-    /// Largest block of the subtree.
-    largest: Vec<usize>,
-    priority: Vec<u64>,
-    left: Vec<usize>,
-    right: Vec<usize>,
+    /// The nodes, each in one place (a descent reads one line per node).
+    nodes: Vec<Block>,
     /// Unused slots.
     spare: Vec<usize>,
     root: usize,
     /// State of the priorities' generator.
     seed: u64,
+}
+
+/// A free block and its subtree.
+#[derive(Clone, Copy)]
+struct Block {
+    start: usize,
+    /// The block's bytes: `usize::MAX - start` for the block at the top.
+    size: usize,
+    /// Largest block of the subtree.
+    largest: usize,
+    priority: u64,
+    left: usize,
+    right: usize,
 }
 
 impl FreeBlocks {
@@ -112,12 +123,7 @@ impl FreeBlocks {
     fn new(planned: usize) -> Result<Self, PlanError> {
         let slots = planned.saturating_add(2);
         let mut blocks = FreeBlocks {
-            start: fallible::with_capacity(slots)?,
-            size: fallible::with_capacity(slots)?,
-            largest: fallible::with_capacity(slots)?,
-            priority: fallible::with_capacity(slots)?,
-            left: fallible::with_capacity(slots)?,
-            right: fallible::with_capacity(slots)?,
+            nodes: fallible::with_capacity(slots)?,
             spare: fallible::with_capacity(slots)?,
             root: NIL,
             seed: 0x2545_F491_4F6C_DD1D,
@@ -133,23 +139,20 @@ impl FreeBlocks {
         let mut z = self.seed;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        let priority = z ^ (z >> 31);
+        let block = Block {
+            start,
+            size,
+            largest: size,
+            priority: z ^ (z >> 31),
+            left: NIL,
+            right: NIL,
+        };
         if let Some(slot) = self.spare.pop() {
-            self.start[slot] = start;
-            self.size[slot] = size;
-            self.largest[slot] = size;
-            self.priority[slot] = priority;
-            self.left[slot] = NIL;
-            self.right[slot] = NIL;
+            self.nodes[slot] = block;
             return Ok(slot);
         }
-        fallible::push(&mut self.start, start)?;
-        fallible::push(&mut self.size, size)?;
-        fallible::push(&mut self.largest, size)?;
-        fallible::push(&mut self.priority, priority)?;
-        fallible::push(&mut self.left, NIL)?;
-        fallible::push(&mut self.right, NIL)?;
-        Ok(self.start.len() - 1)
+        fallible::push(&mut self.nodes, block)?;
+        Ok(self.nodes.len() - 1)
     }
 
     /// Returns `slot` to the spare slots (room for every slot was reserved).
@@ -161,14 +164,17 @@ impl FreeBlocks {
         if t == NIL {
             0
         } else {
-            self.largest[t]
+            self.nodes[t].largest
         }
     }
 
     /// Recomputes `largest` of `t` from its children.
     fn pull(&mut self, t: usize) {
-        let below = self.largest_of(self.left[t]).max(self.largest_of(self.right[t]));
-        self.largest[t] = self.size[t].max(below);
+        let Block {
+            size, left, right, ..
+        } = self.nodes[t];
+        let below = self.largest_of(left).max(self.largest_of(right));
+        self.nodes[t].largest = size.max(below);
     }
 
     /// Takes the lowest `size` bytes of the lowest free block of at least
@@ -185,28 +191,27 @@ impl FreeBlocks {
     /// [`FreeBlocks::take`] in the subtree `t`, whose largest block holds
     /// `size`: the subtree's new root and the offset.
     fn take_in(&mut self, t: usize, size: usize) -> Result<(usize, usize), PlanError> {
-        let left = self.left[t];
-        if self.largest_of(left) >= size {
-            let (left, offset) = self.take_in(left, size)?;
-            self.left[t] = left;
+        let node = self.nodes[t];
+        if self.largest_of(node.left) >= size {
+            let (left, offset) = self.take_in(node.left, size)?;
+            self.nodes[t].left = left;
             self.pull(t);
             return Ok((t, offset));
         }
-        if self.size[t] >= size {
-            let offset = self.start[t];
-            if self.size[t] == size {
-                let merged = self.merge(self.left[t], self.right[t]);
+        if node.size >= size {
+            if node.size == size {
+                let merged = self.merge(node.left, node.right);
                 self.recycle(t)?;
-                return Ok((merged, offset));
+                return Ok((merged, node.start));
             }
             // The rest stays free, between the same neighbours.
-            self.start[t] += size;
-            self.size[t] -= size;
+            self.nodes[t].start += size;
+            self.nodes[t].size -= size;
             self.pull(t);
-            return Ok((t, offset));
+            return Ok((t, node.start));
         }
-        let (right, offset) = self.take_in(self.right[t], size)?;
-        self.right[t] = right;
+        let (right, offset) = self.take_in(node.right, size)?;
+        self.nodes[t].right = right;
         self.pull(t);
         Ok((t, offset))
     }
@@ -214,19 +219,20 @@ impl FreeBlocks {
     /// Gives the bytes `start..start + size` back (they are taken: no free
     /// block meets them), coalescing with the free blocks on either side.
     fn give_back(&mut self, start: usize, size: usize) -> Result<(), PlanError> {
-        let (below, above) = self.split(self.root, start);
-        let (mut below, mut above) = (below, above);
+        let (mut below, mut above) = self.split(self.root, start);
         let (mut lo, mut hi) = (start, start + size);
         if let Some(last) = self.last(below) {
-            if self.start[last] + self.size[last] == lo {
-                lo = self.start[last];
+            let block = self.nodes[last];
+            if block.start + block.size == lo {
+                lo = block.start;
                 below = self.pop_last(below);
                 self.recycle(last)?;
             }
         }
         if let Some(first) = self.first(above) {
-            if self.start[first] == hi {
-                hi = self.start[first] + self.size[first];
+            let block = self.nodes[first];
+            if block.start == hi {
+                hi = block.start + block.size;
                 above = self.pop_first(above);
                 self.recycle(first)?;
             }
@@ -242,14 +248,15 @@ impl FreeBlocks {
         if t == NIL {
             return (NIL, NIL);
         }
-        if self.start[t] < key {
-            let (mid, high) = self.split(self.right[t], key);
-            self.right[t] = mid;
+        let node = self.nodes[t];
+        if node.start < key {
+            let (mid, high) = self.split(node.right, key);
+            self.nodes[t].right = mid;
             self.pull(t);
             (t, high)
         } else {
-            let (low, mid) = self.split(self.left[t], key);
-            self.left[t] = mid;
+            let (low, mid) = self.split(node.left, key);
+            self.nodes[t].left = mid;
             self.pull(t);
             (low, t)
         }
@@ -263,14 +270,14 @@ impl FreeBlocks {
         if b == NIL {
             return a;
         }
-        if self.priority[a] > self.priority[b] {
-            let right = self.merge(self.right[a], b);
-            self.right[a] = right;
+        if self.nodes[a].priority > self.nodes[b].priority {
+            let right = self.merge(self.nodes[a].right, b);
+            self.nodes[a].right = right;
             self.pull(a);
             a
         } else {
-            let left = self.merge(a, self.left[b]);
-            self.left[b] = left;
+            let left = self.merge(a, self.nodes[b].left);
+            self.nodes[b].left = left;
             self.pull(b);
             b
         }
@@ -281,8 +288,8 @@ impl FreeBlocks {
         if t == NIL {
             return None;
         }
-        while self.right[t] != NIL {
-            t = self.right[t];
+        while self.nodes[t].right != NIL {
+            t = self.nodes[t].right;
         }
         Some(t)
     }
@@ -292,30 +299,32 @@ impl FreeBlocks {
         if t == NIL {
             return None;
         }
-        while self.left[t] != NIL {
-            t = self.left[t];
+        while self.nodes[t].left != NIL {
+            t = self.nodes[t].left;
         }
         Some(t)
     }
 
     /// `t` without its highest block (which the caller recycles).
     fn pop_last(&mut self, t: usize) -> usize {
-        if self.right[t] == NIL {
-            return self.left[t];
+        let node = self.nodes[t];
+        if node.right == NIL {
+            return node.left;
         }
-        let right = self.pop_last(self.right[t]);
-        self.right[t] = right;
+        let right = self.pop_last(node.right);
+        self.nodes[t].right = right;
         self.pull(t);
         t
     }
 
     /// `t` without its lowest block (which the caller recycles).
     fn pop_first(&mut self, t: usize) -> usize {
-        if self.left[t] == NIL {
-            return self.right[t];
+        let node = self.nodes[t];
+        if node.left == NIL {
+            return node.right;
         }
-        let left = self.pop_first(self.left[t]);
-        self.left[t] = left;
+        let left = self.pop_first(node.left);
+        self.nodes[t].left = left;
         self.pull(t);
         t
     }

@@ -613,6 +613,9 @@ impl Search {
         let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false)? else {
             return Ok(Decision::Infeasible);
         };
+        if past(self.deadline) {
+            return Ok(Decision::Budget);
+        }
         self.stack_keys = self.scratch.len();
         self.stack_candidates = candidates.len();
         fallible::reserve(&mut stack, 1)?;
