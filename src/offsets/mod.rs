@@ -25,7 +25,7 @@
 //! |---|---|---|---|---|---|
 //! | [`Strategy::Greedy`] ([`try_plan_offsets`]) | `greedy` | best fit in decreasing size | `O(n log n + Σ k_i log k_i)`, `O(n² log n)` at worst | `O(n log n)` | the specification's plan, bit for bit |
 //! | [`Strategy::Heuristic`] | `heuristic` | the best of nine orderings and three placement rules, then a seeded perturbation walk | `O((n + E) log n)` per placement (an indexed heap; a scan where `n²` is smaller), a bounded number of placements; it stops at the first plan that meets the peak | `O(n + E)` conflict lists up to 4 M entries (32 MiB); above that, no lists: `O(n)` with a k-d tree over lifetimes, the same rules | deterministic; never worse than greedy |
-//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the better of the greedy and heuristic plans | exponential at worst, bounded by [`SearchBudget`] (nodes; a time cap from the start of the call) | `O(n log n)` without conflict lists, plus bounded key and candidate stacks | optimal when it reports `proven_optimal` |
+//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the better of the greedy and heuristic plans (under a time cap, the best of those finished in time and an online first-fit plan) | exponential at worst, bounded by [`SearchBudget`] (nodes; a time cap from the start of the call) | `O(n log n)` without conflict lists, plus bounded key and candidate stacks | optimal when it reports `proven_optimal` |
 //! | [`try_peak_live_bytes`] | `peak` | the lower bound, not a plan | `O(n log n)` | `O(n)` | exact |
 //!
 //! `k_i` is the number of placed tensors whose lifetimes meet tensor `i`'s,
@@ -36,6 +36,26 @@
 //! tight; the heuristic when the arena matters and milliseconds are
 //! affordable; the search when it is worth seconds to get, or prove, the
 //! minimum. Measured figures are in `BENCHMARKS.md` and `docs/strategies.md`.
+//!
+//! # A search under a time cap
+//!
+//! Without a time cap (the default [`SearchBudget`], a node budget alone)
+//! the search starts from the greedy plan, or the heuristic's when the
+//! greedy plan is above the peak, and the plan is the same on every
+//! machine. With [`SearchBudget::time`] set, the cap counts from the start
+//! of the call and the call first makes a sound plan whose cost does not
+//! depend on the number of conflicting pairs: online first fit in time
+//! order (`online`, `O(n log n)`), always made in full. Then, each
+//! abandoned once the cap passes and kept when no worse than the best so
+//! far: the greedy plan, the heuristic's (not begun when less than twice
+//! the greedy plan's time remains), and the search. A cap too short for the
+//! greedy plan gives the first-fit plan, with the peak of live bytes as
+//! its lower bound; a zero cap gives exactly that plan. The least any
+//! capped call costs is the validation, the rounding, the peak and the
+//! first-fit plan, each `O(n log n)`; past those, the call overruns the
+//! cap by at most the step running when the cap passes (every step reads
+//! the clock between parts of at most `O(n log n)` work), except the
+//! heuristic's set-up, which reads the clock only when it first places.
 //!
 //! # What is exact
 //!
@@ -213,9 +233,10 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 ///    capped call has a sound plan.
 /// 2. The greedy plan, abandoned at the deadline.
 /// 3. The heuristic's plan, abandoned at the deadline; not begun when less
-///    time remains than the greedy plan took, since the heuristic's first
-///    placement costs as much (on tables without conflict lists it makes
-///    the greedy plan again).
+///    than twice the greedy plan's time remains, since the heuristic's
+///    set-up and first placement, before it first reads the clock, cost
+///    about that much (on tables without conflict lists it makes the
+///    greedy plan again).
 ///
 /// Each step is skipped once a plan meets `peak`, the lower bound.
 ///
@@ -237,8 +258,12 @@ fn capped_start(
         }
     }
     let now = Instant::now();
+    // The heuristic reads the clock only once it places: before that come
+    // its set-up (conflict counts, lists or a tree, the orderings), about
+    // a greedy run's work, and a first placement or, without lists, the
+    // greedy plan again. Begun with less time left, it would return late.
     let greedy_took = now.saturating_duration_since(greedy_began);
-    if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took {
+    if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took * 2 {
         return Ok(best);
     }
     if let Some(plan) = heuristic::plan(rounded, peak, Some(deadline))? {
