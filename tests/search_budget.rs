@@ -128,7 +128,13 @@ fn table(shape: Shape, n: usize, rng: &mut Rng) -> Vec<TensorLifetime> {
 fn rounded(tensors: &[TensorLifetime], alignment: usize) -> Vec<TensorLifetime> {
     tensors
         .iter()
-        .map(|t| TensorLifetime::new(t.size.div_ceil(alignment) * alignment, t.first_use, t.last_use))
+        .map(|t| {
+            TensorLifetime::new(
+                t.size.div_ceil(alignment) * alignment,
+                t.first_use,
+                t.last_use,
+            )
+        })
         .collect()
 }
 
@@ -152,7 +158,9 @@ fn zero_cap(alignment: usize) -> PlanOptions {
 /// first, index), each at the lowest offset (0 or the end of a live
 /// tensor) clear of every tensor placed before it that is still live.
 fn naive_first_fit(tensors: &[TensorLifetime]) -> (Vec<usize>, usize) {
-    let mut order: Vec<usize> = (0..tensors.len()).filter(|&i| tensors[i].size > 0).collect();
+    let mut order: Vec<usize> = (0..tensors.len())
+        .filter(|&i| tensors[i].size > 0)
+        .collect();
     order.sort_by_key(|&i| (tensors[i].first_use, std::cmp::Reverse(tensors[i].size), i));
     let mut offsets = vec![0; tensors.len()];
     let mut placed: Vec<usize> = Vec::new();
@@ -165,7 +173,10 @@ fn naive_first_fit(tensors: &[TensorLifetime]) -> (Vec<usize>, usize) {
                 .iter()
                 .all(|&j| o + t.size <= offsets[j] || offsets[j] + tensors[j].size <= o)
         };
-        let mut candidates: Vec<usize> = placed.iter().map(|&j| offsets[j] + tensors[j].size).collect();
+        let mut candidates: Vec<usize> = placed
+            .iter()
+            .map(|&j| offsets[j] + tensors[j].size)
+            .collect();
         candidates.push(0);
         let offset = candidates
             .into_iter()
@@ -192,7 +203,10 @@ fn assert_sound(
 ) {
     let offsets = &report.plan.offsets;
     assert_eq!(offsets.len(), tensors.len(), "{name}");
-    assert!(offsets.iter().all(|o| o % alignment == 0), "{name}: misaligned");
+    assert!(
+        offsets.iter().all(|o| o % alignment == 0),
+        "{name}: misaligned"
+    );
     let (overlap, highest) = first_overlap(tensors, offsets, alignment);
     assert_eq!(overlap, None, "{name}: overlapping tensors");
     assert_eq!(report.plan.arena_size, highest, "{name}: arena");
@@ -206,7 +220,10 @@ fn assert_sound(
         try_peak_live_bytes(&rounded).unwrap()
     };
     assert!(report.lower_bound >= peak, "{name}: bound below the peak");
-    assert!(report.lower_bound <= report.plan.arena_size, "{name}: bound above the arena");
+    assert!(
+        report.lower_bound <= report.plan.arena_size,
+        "{name}: bound above the arena"
+    );
     assert_eq!(
         report.proven_optimal,
         report.lower_bound == report.plan.arena_size,
@@ -226,7 +243,10 @@ fn a_zero_cap_gives_the_first_fit_plan_sound_on_every_shape() {
                 let report = try_plan_offsets_with(&tensors, &zero_cap(alignment)).unwrap();
                 assert_sound(&name, &tensors, alignment, &report, true);
                 let (offsets, arena) = naive_first_fit(&rounded(&tensors, alignment));
-                assert_eq!(report.plan.offsets, offsets, "{name}: not the first-fit plan");
+                assert_eq!(
+                    report.plan.offsets, offsets,
+                    "{name}: not the first-fit plan"
+                );
                 assert_eq!(report.plan.arena_size, arena, "{name}");
                 assert_eq!(report.search_nodes, 0, "{name}");
             }
@@ -262,7 +282,10 @@ fn empty_and_zero_size_tables_under_a_zero_cap() {
 #[test]
 fn an_end_past_usize_max_is_an_overflow_under_a_zero_cap() {
     let huge = usize::MAX / 2 + 1;
-    let tensors = [TensorLifetime::new(huge, 0, 1), TensorLifetime::new(huge, 1, 2)];
+    let tensors = [
+        TensorLifetime::new(huge, 0, 1),
+        TensorLifetime::new(huge, 1, 2),
+    ];
     assert!(try_plan_offsets_with(&tensors, &zero_cap(1)).is_err());
 }
 

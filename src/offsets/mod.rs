@@ -48,7 +48,8 @@
 //! order (`online`, `O(n log n)`), always made in full. Then, each
 //! abandoned once the cap passes and kept when no worse than the best so
 //! far: the greedy plan, the heuristic's (not begun when less than twice
-//! the greedy plan's time remains), and the search. A cap too short for the
+//! the greedy plan's time remains), and the search (not begun when less
+//! than three times the first-fit plan's time remains). A cap too short for the
 //! greedy plan gives the first-fit plan, with the peak of live bytes as
 //! its lower bound; a zero cap gives exactly that plan. The least any
 //! capped call costs is the validation, the rounding, the peak and the
@@ -93,7 +94,7 @@ pub use crate::input::TensorLifetime;
 
 use crate::input::check_lifetimes;
 use crate::sys::fallible;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Plans offsets with the given alignment and strategy, or says why it cannot.
 ///
@@ -135,7 +136,8 @@ pub fn try_plan_offsets_with(
 /// peak when the search begins, then each time the best arena or the
 /// proven lower bound improves (the nodes visited so far included), for
 /// progress displays on long runs. Not called when the starting plan is
-/// already optimal or the time cap is spent before the search begins, nor
+/// already optimal or the time cap leaves too little for the search's
+/// set-up (less than three times what the online first-fit plan took), nor
 /// by the other strategies. The plan and report are exactly those of
 /// [`try_plan_offsets_with`].
 ///
@@ -178,14 +180,23 @@ pub fn try_plan_offsets_observed(
                 .budget
                 .time
                 .and_then(|limit| started.checked_add(limit));
-            let start = match deadline {
-                None => search_start(&rounded, peak)?,
-                Some(deadline) => capped_start(&rounded, peak, deadline)?,
+            let (start, no_time) = match deadline {
+                None => (search_start(&rounded, peak)?, false),
+                Some(deadline) => {
+                    let (start, online_took) = capped_start(&rounded, peak, deadline)?;
+                    // Before its first placement the search sorts the table
+                    // five times (conflict counts, sections, starts, ranks,
+                    // first candidates) and sweeps it as often, where the
+                    // online plan sorted and swept it once: not begun with
+                    // less time left than three times what that took.
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    (start, left < online_took * 3)
+                }
             };
             let budget = options.budget;
-            if start.arena_size <= peak || past(deadline) {
-                // Proven optimal already, or the cap was spent before the
-                // search could begin.
+            if start.arena_size <= peak || no_time || past(deadline) {
+                // Proven optimal already, or the cap was (nearly) spent
+                // before the search could begin.
                 let bound = peak.min(start.arena_size);
                 (start, bound, 0)
             } else {
@@ -226,7 +237,7 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 
 /// The plan a search capped at `deadline` starts from: a sound plan made
 /// cheaply first, then better ones while time remains, the best kept (a
-/// later one on a tie).
+/// later one on a tie); and how long the first took.
 ///
 /// 1. The online first-fit plan (`online`): `O(n log n)` whatever the
 ///    number of conflicting pairs, always made in full, so that every
@@ -246,11 +257,13 @@ fn capped_start(
     rounded: &[TensorLifetime],
     peak: usize,
     deadline: Instant,
-) -> Result<MemoryPlan, PlanError> {
+) -> Result<(MemoryPlan, Duration), PlanError> {
+    let online_began = Instant::now();
     let mut best = online::plan(rounded)?;
     let greedy_began = Instant::now();
+    let online_took = greedy_began.saturating_duration_since(online_began);
     if best.arena_size <= peak || greedy_began >= deadline {
-        return Ok(best);
+        return Ok((best, online_took));
     }
     if let Some(greedy) = greedy::plan_until(rounded, Some(deadline))? {
         if greedy.arena_size <= best.arena_size {
@@ -264,14 +277,14 @@ fn capped_start(
     // greedy plan again. Begun with less time left, it would return late.
     let greedy_took = now.saturating_duration_since(greedy_began);
     if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took * 2 {
-        return Ok(best);
+        return Ok((best, online_took));
     }
     if let Some(plan) = heuristic::plan(rounded, peak, Some(deadline))? {
         if plan.arena_size <= best.arena_size {
             best = plan;
         }
     }
-    Ok(best)
+    Ok((best, online_took))
 }
 
 /// The heuristic's plan, or the greedy one if `deadline` passes before the

@@ -361,7 +361,11 @@ mod tests {
                     let first = rng.below(span);
                     let longest = rng.below(span);
                     let length = rng.below(1 + longest);
-                    let size = if rng.below(8) == 0 { 0 } else { 1 + rng.below(1 << (round % 12)) };
+                    let size = if rng.below(8) == 0 {
+                        0
+                    } else {
+                        1 + rng.below(1 << (round % 12))
+                    };
                     TensorLifetime::new(size, first, first + length)
                 })
                 .collect();
