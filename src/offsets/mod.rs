@@ -47,16 +47,18 @@
 //! depend on the number of conflicting pairs: online first fit in time
 //! order (`online`, `O(n log n)`), always made in full. Then, each
 //! abandoned once the cap passes and kept when no worse than the best so
-//! far: the greedy plan, the heuristic's (not begun when less than twice
-//! the greedy plan's time remains), and the search (not begun when less
-//! than three times the first-fit plan's time remains). A cap too short for the
-//! greedy plan gives the first-fit plan, with the peak of live bytes as
-//! its lower bound; a zero cap gives exactly that plan. The least any
-//! capped call costs is the validation, the rounding, the peak and the
-//! first-fit plan, each `O(n log n)`; past those, the call overruns the
-//! cap by at most the step running when the cap passes (every step reads
-//! the clock between parts of at most `O(n log n)` work), except the
-//! heuristic's set-up, which reads the clock only when it first places.
+//! far: the greedy plan; the heuristic's (abandoned one greedy run's time
+//! before the cap, not begun with less than three such runs' time left);
+//! and the search (not begun with less than three times the first-fit
+//! plan's time left). A cap too short for the greedy plan gives the
+//! first-fit plan, with the peak of live bytes as its lower bound; a zero
+//! cap gives exactly that plan. The least any capped call costs is the
+//! validation, the rounding, the peak and the first-fit plan, each
+//! `O(n log n)`; past those, the call overruns the cap by the stretch of
+//! work in progress when the cap passes: each planner reads the clock
+//! between its set-up steps and every few thousand items or placements,
+//! and the heuristic, whose set-up reads no clock, is given the margin
+//! above.
 //!
 //! # What is exact
 //!
@@ -243,11 +245,11 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 ///    number of conflicting pairs, always made in full, so that every
 ///    capped call has a sound plan.
 /// 2. The greedy plan, abandoned at the deadline.
-/// 3. The heuristic's plan, abandoned at the deadline; not begun when less
-///    than twice the greedy plan's time remains, since the heuristic's
-///    set-up and first placement, before it first reads the clock, cost
-///    about that much (on tables without conflict lists it makes the
-///    greedy plan again).
+/// 3. The heuristic's plan, abandoned at the deadline less the greedy
+///    plan's time, and not begun with less than three times the greedy
+///    plan's time left: its set-up, before it first reads the clock, and
+///    each stretch between its readings cost up to about a greedy run (on
+///    tables without conflict lists it makes the greedy plan again).
 ///
 /// Each step is skipped once a plan meets `peak`, the lower bound.
 ///
@@ -271,15 +273,18 @@ fn capped_start(
         }
     }
     let now = Instant::now();
-    // The heuristic reads the clock only once it places: before that come
-    // its set-up (conflict counts, lists or a tree, the orderings), about
-    // a greedy run's work, and a first placement or, without lists, the
-    // greedy plan again. Begun with less time left, it would return late.
+    // The heuristic reads the clock only once it places, and between its
+    // orderings and placements: its set-up (conflict counts, lists or a
+    // tree, the orderings) and each stretch between readings (an ordering's
+    // keys and sort, a placement's set-up; without lists, the greedy plan
+    // again) cost up to about a greedy run. So it is begun only with three
+    // greedy runs' time left, and given the cap less one greedy run as its
+    // deadline, that the stretch it is in when that passes ends by the cap.
     let greedy_took = now.saturating_duration_since(greedy_began);
-    if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took * 2 {
+    if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took * 3 {
         return Ok((best, online_took));
     }
-    if let Some(plan) = heuristic::plan(rounded, peak, Some(deadline))? {
+    if let Some(plan) = heuristic::plan(rounded, peak, Some(deadline - greedy_took))? {
         if plan.arena_size <= best.arena_size {
             best = plan;
         }
