@@ -26,14 +26,11 @@
 //!
 //! # Complexity
 //!
-//! `O(n log n)` time: one sort, a heap of the live tensors by last use, and
-//! one descent, one split and one merge of an expected `O(log b)`-deep treap
-//! per tensor, `b` the free blocks (priorities are seeded, so the plan is the
-//! same on every run); `O(n)` memory (at most one free block more than the
-//! tensors live at once). `E` plays no part.
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+//! `O(n log n)` time: two sorts, and one descent, one split and one merge
+//! of an expected `O(log b)`-deep treap per tensor, `b` the free blocks
+//! (priorities are seeded, so the plan is the same on every run); `O(n)`
+//! memory (at most one free block more than the tensors live at once). `E`
+//! plays no part.
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
@@ -61,30 +58,33 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
             .map(|(i, t)| (t.first_use, usize::MAX - t.size, i)),
     )?;
     by_first.sort_unstable();
-    // The tensors placed and not yet given back, soonest last use first.
-    let mut live: BinaryHeap<Reverse<(usize, usize)>> = BinaryHeap::new();
-    live.try_reserve_exact(planned)
-        .map_err(|_| PlanError::OutOfMemory {
-            bytes: planned.saturating_mul(2 * core::mem::size_of::<usize>()),
-        })?;
+    // The tensors by last use, given back in that order: a sort, not a heap
+    // of the live tensors, whose every step misses the cache when most
+    // tensors are live at once.
+    let mut by_last: Vec<(usize, usize)> = fallible::collect(
+        planned,
+        (tensors.iter().enumerate())
+            .filter(|(_, t)| t.size > 0)
+            .map(|(i, t)| (t.last_use, i)),
+    )?;
+    by_last.sort_unstable();
 
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
+    let mut freed = 0;
     for &(first_use, _, i) in &by_first {
         let size = tensors[i].size;
-        while let Some(&Reverse((last_use, j))) = live.peek() {
+        while let Some(&(last_use, j)) = by_last.get(freed) {
             if last_use >= first_use {
                 break;
             }
             free.give_back(offsets[j], tensors[j].size)?;
-            live.pop();
+            freed += 1;
         }
         let offset = free.take(size)?.ok_or(PlanError::Overflow { tensor: i })?;
         offsets[i] = offset;
         // `take` only hands out blocks inside `0..=usize::MAX`.
         arena = arena.max(offset + size);
-        // Within the room reserved for every planned tensor.
-        live.push(Reverse((tensors[i].last_use, i)));
     }
     Ok(MemoryPlan {
         offsets,
