@@ -72,8 +72,8 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
     let mut freed = 0;
-    for &(first_use, _, i) in &by_first {
-        let size = tensors[i].size;
+    for &(first_use, room, i) in &by_first {
+        let size = usize::MAX - room;
         while let Some(&(last_use, j)) = by_last.get(freed) {
             if last_use >= first_use {
                 break;
