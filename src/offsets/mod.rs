@@ -192,7 +192,7 @@ pub fn try_plan_offsets_observed(
                     // online plan sorted and swept it once: not begun with
                     // less time left than three times what that took.
                     let left = deadline.saturating_duration_since(Instant::now());
-                    (start, left < online_took * 3)
+                    (start, left < online_took.saturating_mul(3))
                 }
             };
             let budget = options.budget;
@@ -281,7 +281,8 @@ fn capped_start(
     // greedy runs' time left, and given the cap less one greedy run as its
     // deadline, that the stretch it is in when that passes ends by the cap.
     let greedy_took = now.saturating_duration_since(greedy_began);
-    if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took * 3 {
+    if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took.saturating_mul(3)
+    {
         return Ok((best, online_took));
     }
     if let Some(plan) = heuristic::plan(rounded, peak, Some(deadline - greedy_took))? {
