@@ -25,7 +25,7 @@
 //! |---|---|---|---|---|---|
 //! | [`Strategy::Greedy`] ([`try_plan_offsets`]) | `greedy` | best fit in decreasing size | `O(n log n + Σ k_i log k_i)`, `O(n² log n)` at worst | `O(n log n)` | the specification's plan, bit for bit |
 //! | [`Strategy::Heuristic`] | `heuristic` | the best of nine orderings and three placement rules, then a seeded perturbation walk | `O((n + E) log n)` per placement (an indexed heap; a scan where `n²` is smaller), a bounded number of placements; it stops at the first plan that meets the peak | `O(n + E)` conflict lists up to 4 M entries (32 MiB); above that, no lists: `O(n)` with a k-d tree over lifetimes, the same rules | deterministic; never worse than greedy |
-//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the better of the greedy and heuristic plans | exponential at worst, bounded by [`SearchBudget`] (nodes; a time cap from the start of the call) | `O(n log n)` without conflict lists, plus bounded key and candidate stacks | optimal when it reports `proven_optimal` |
+//! | [`Strategy::Search`] | `search` | anytime branch and bound over canonical placements, from the better of the greedy and heuristic plans (under a time cap, the best of those finished in time and an online first-fit plan) | exponential at worst, bounded by [`SearchBudget`] (nodes; a time cap from the start of the call) | `O(n log n)` without conflict lists, plus bounded key and candidate stacks | optimal when it reports `proven_optimal` |
 //! | [`try_peak_live_bytes`] | `peak` | the lower bound, not a plan | `O(n log n)` | `O(n)` | exact |
 //!
 //! `k_i` is the number of placed tensors whose lifetimes meet tensor `i`'s,
@@ -36,6 +36,29 @@
 //! tight; the heuristic when the arena matters and milliseconds are
 //! affordable; the search when it is worth seconds to get, or prove, the
 //! minimum. Measured figures are in `BENCHMARKS.md` and `docs/strategies.md`.
+//!
+//! # A search under a time cap
+//!
+//! Without a time cap (the default [`SearchBudget`], a node budget alone)
+//! the search starts from the greedy plan, or the heuristic's when the
+//! greedy plan is above the peak, and the plan is the same on every
+//! machine. With [`SearchBudget::time`] set, the cap counts from the start
+//! of the call and the call first makes a sound plan whose cost does not
+//! depend on the number of conflicting pairs: online first fit in time
+//! order (`online`, `O(n log n)`), always made in full. Then, each
+//! abandoned once the cap passes and kept when no worse than the best so
+//! far: the greedy plan; the heuristic's (abandoned one greedy run's time
+//! before the cap, not begun with less than three such runs' time left);
+//! and the search (not begun with less than three times the first-fit
+//! plan's time left). A cap too short for the greedy plan gives the
+//! first-fit plan, with the peak of live bytes as its lower bound; a zero
+//! cap gives exactly that plan. The least any capped call costs is the
+//! validation, the rounding, the peak and the first-fit plan, each
+//! `O(n log n)`; past those, the call overruns the cap by the stretch of
+//! work in progress when the cap passes: each planner reads the clock
+//! between its set-up steps and every few thousand items or placements,
+//! and the heuristic, whose set-up reads no clock, is given the margin
+//! above.
 //!
 //! # What is exact
 //!
@@ -51,6 +74,7 @@ mod constrained;
 mod greedy;
 mod heuristic;
 mod no_heap;
+mod online;
 mod options;
 mod peak;
 mod search;
@@ -72,7 +96,7 @@ pub use crate::input::TensorLifetime;
 
 use crate::input::check_lifetimes;
 use crate::sys::fallible;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Plans offsets with the given alignment and strategy, or says why it cannot.
 ///
@@ -114,7 +138,8 @@ pub fn try_plan_offsets_with(
 /// peak when the search begins, then each time the best arena or the
 /// proven lower bound improves (the nodes visited so far included), for
 /// progress displays on long runs. Not called when the starting plan is
-/// already optimal or the time cap is spent before the search begins, nor
+/// already optimal or the time cap leaves too little for the search's
+/// set-up (less than three times what the online first-fit plan took), nor
 /// by the other strategies. The plan and report are exactly those of
 /// [`try_plan_offsets_with`].
 ///
@@ -157,11 +182,23 @@ pub fn try_plan_offsets_observed(
                 .budget
                 .time
                 .and_then(|limit| started.checked_add(limit));
-            let start = search_start(&rounded, peak, deadline)?;
+            let (start, no_time) = match deadline {
+                None => (search_start(&rounded, peak)?, false),
+                Some(deadline) => {
+                    let (start, online_took) = capped_start(&rounded, peak, deadline)?;
+                    // Before its first placement the search sorts the table
+                    // five times (conflict counts, sections, starts, ranks,
+                    // first candidates) and sweeps it as often, where the
+                    // online plan sorted and swept it once: not begun with
+                    // less time left than three times what that took.
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    (start, left < online_took.saturating_mul(3))
+                }
+            };
             let budget = options.budget;
-            if start.arena_size <= peak || deadline.is_some_and(|d| Instant::now() >= d) {
-                // Proven optimal already, or the cap was spent before the
-                // search could begin.
+            if start.arena_size <= peak || no_time || past(deadline) {
+                // Proven optimal already, or the cap was (nearly) spent
+                // before the search could begin.
                 let bound = peak.min(start.arena_size);
                 (start, bound, 0)
             } else {
@@ -178,27 +215,82 @@ pub fn try_plan_offsets_observed(
     })
 }
 
-/// The plan the search starts from: the greedy plan, made first (it is
-/// near-linear on sparse tables, so a cap leaves room for the rest), then
-/// the heuristic's if it finishes before `deadline` and the greedy plan is
-/// above `peak`, the lower bound. A late heuristic costs nothing beyond
-/// the cap: the greedy plan is returned at once.
+/// Whether the time cap `deadline`, if any, has passed.
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// The plan an uncapped search starts from: the greedy plan, then the
+/// heuristic's if the greedy plan is above `peak`, the lower bound. The
+/// same on every machine.
 ///
 /// Errors: [`PlanError::OutOfMemory`].
-fn search_start(
-    rounded: &[TensorLifetime],
-    peak: usize,
-    deadline: Option<Instant>,
-) -> Result<MemoryPlan, PlanError> {
+fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, PlanError> {
     let greedy = try_plan_offsets(rounded)?;
-    if greedy.arena_size <= peak || deadline.is_some_and(|d| Instant::now() >= d) {
+    if greedy.arena_size <= peak {
         return Ok(greedy);
     }
-    match heuristic::plan(rounded, peak, deadline)? {
+    match heuristic::plan(rounded, peak, None)? {
         // Never worse than the greedy plan by its rules; kept as a guard.
         Some(plan) if plan.arena_size <= greedy.arena_size => Ok(plan),
         _ => Ok(greedy),
     }
+}
+
+/// The plan a search capped at `deadline` starts from: a sound plan made
+/// cheaply first, then better ones while time remains, the best kept (a
+/// later one on a tie); and how long the first took.
+///
+/// 1. The online first-fit plan (`online`): `O(n log n)` whatever the
+///    number of conflicting pairs, always made in full, so that every
+///    capped call has a sound plan.
+/// 2. The greedy plan, abandoned at the deadline.
+/// 3. The heuristic's plan, abandoned at the deadline less the greedy
+///    plan's time, and not begun with less than three times the greedy
+///    plan's time left: its set-up, before it first reads the clock, and
+///    each stretch between its readings cost up to about a greedy run (on
+///    tables without conflict lists it makes the greedy plan again).
+///
+/// Each step is skipped once a plan meets `peak`, the lower bound.
+///
+/// Errors: [`PlanError::OutOfMemory`]; [`PlanError::Overflow`] if an end
+/// offset would pass `usize::MAX`.
+fn capped_start(
+    rounded: &[TensorLifetime],
+    peak: usize,
+    deadline: Instant,
+) -> Result<(MemoryPlan, Duration), PlanError> {
+    let online_began = Instant::now();
+    let mut best = online::plan(rounded)?;
+    let greedy_began = Instant::now();
+    let online_took = greedy_began.saturating_duration_since(online_began);
+    if best.arena_size <= peak || greedy_began >= deadline {
+        return Ok((best, online_took));
+    }
+    if let Some(greedy) = greedy::plan_until(rounded, Some(deadline))? {
+        if greedy.arena_size <= best.arena_size {
+            best = greedy;
+        }
+    }
+    let now = Instant::now();
+    // The heuristic reads the clock only once it places, and between its
+    // orderings and placements: its set-up (conflict counts, lists or a
+    // tree, the orderings) and each stretch between readings (an ordering's
+    // keys and sort, a placement's set-up; without lists, the greedy plan
+    // again) cost up to about a greedy run. So it is begun only with three
+    // greedy runs' time left, and given the cap less one greedy run as its
+    // deadline, that the stretch it is in when that passes ends by the cap.
+    let greedy_took = now.saturating_duration_since(greedy_began);
+    if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took.saturating_mul(3)
+    {
+        return Ok((best, online_took));
+    }
+    if let Some(plan) = heuristic::plan(rounded, peak, Some(deadline - greedy_took))? {
+        if plan.arena_size <= best.arena_size {
+            best = plan;
+        }
+    }
+    Ok((best, online_took))
 }
 
 /// The heuristic's plan, or the greedy one if `deadline` passes before the

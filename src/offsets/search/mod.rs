@@ -128,6 +128,35 @@ fn past(deadline: Option<Instant>) -> bool {
 /// How often the clock is read, in placements, at most.
 const CLOCK_PERIOD: u64 = 1024;
 
+/// How often the set-up reads the clock, in items of its loops.
+const SETUP_CLOCK_PERIOD: u32 = 4096;
+
+/// The set-up's reading of an optional deadline: once every
+/// [`SETUP_CLOCK_PERIOD`] calls of [`Clock::late`], never without one.
+pub(super) struct Clock {
+    deadline: Option<Instant>,
+    ticks: u32,
+}
+
+impl Clock {
+    pub(super) fn new(deadline: Option<Instant>) -> Self {
+        Clock { deadline, ticks: 0 }
+    }
+
+    /// Whether the deadline has passed, by the last reading of the clock.
+    pub(super) fn late(&mut self) -> bool {
+        if self.deadline.is_none() {
+            return false;
+        }
+        self.ticks += 1;
+        if self.ticks < SETUP_CLOCK_PERIOD {
+            return false;
+        }
+        self.ticks = 0;
+        past(self.deadline)
+    }
+}
+
 /// Keys the frames of the depth-first stack may hold in total (8 MiB):
 /// past it, a frame that gets a child gives its keys up, so the stack's keys
 /// stay within this bound plus one frame's.
@@ -237,7 +266,10 @@ pub(crate) fn improve(
     if past(deadline) {
         return Ok(unchanged(start));
     }
-    let mut search = Search::new(tensors, degrees, start, peak, budget, deadline)?;
+    let mut search = match Search::new(tensors, degrees, start, peak, budget, deadline)? {
+        Ok(search) => search,
+        Err(start) => return Ok(unchanged(start)),
+    };
     search.run(observe)?;
     Ok(Outcome {
         lower_bound: search.lower_bound.min(search.best_arena),
@@ -334,6 +366,10 @@ struct Search {
 }
 
 impl Search {
+    /// The search's state for the empty plan, or `start` back if
+    /// `deadline` passes first: the set-up is `O(n log n + S)`, and the clock is read
+    /// between its steps and every [`SETUP_CLOCK_PERIOD`] items inside them
+    /// (the sorts excepted). Errors: [`PlanError::OutOfMemory`].
     fn new(
         tensors: &[TensorLifetime],
         degrees: Degrees,
@@ -341,17 +377,26 @@ impl Search {
         peak: usize,
         budget: &SearchBudget,
         deadline: Option<Instant>,
-    ) -> Result<Self, PlanError> {
+    ) -> Result<Result<Self, MemoryPlan>, PlanError> {
         let Degrees { items, degree, .. } = degrees;
         let n = items.len();
         let sizes: Vec<usize> = fallible::collect(n, items.iter().map(|&i| tensors[i].size))?;
         let step = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
+        if past(deadline) {
+            return Ok(Err(start));
+        }
 
         let Sections {
             ranges: sections,
             count: section_count,
         } = Sections::new(tensors, &items)?;
-        let overlaps = Overlaps::new(&sections, section_count)?;
+        if past(deadline) {
+            return Ok(Err(start));
+        }
+        let mut clock = Clock::new(deadline);
+        let Some(overlaps) = Overlaps::new(&sections, section_count, &mut clock)? else {
+            return Ok(Err(start));
+        };
         let spans: Vec<Span> = fallible::collect(
             n,
             sections.iter().zip(&sizes).map(|(&(lo, hi), &size)| Span {
@@ -360,15 +405,36 @@ impl Search {
                 size,
             }),
         )?;
-        let mut section_unplaced = fallible::filled(section_count, 0usize)?;
-        let mut spanning = fallible::filled(section_count, 0usize)?;
+        if past(deadline) {
+            return Ok(Err(start));
+        }
+        // Each tensor's bytes over its sections, and its count over the
+        // boundaries inside its range, as differences summed once: `O(n + S)`
+        // where adding range by range costs the sum of the ranges' lengths,
+        // `O(n S)` when long lifetimes span most sections. Wrapping, since
+        // only the differences may pass `usize::MAX`: every sum is the bytes
+        // live in one section, at most the peak.
+        let mut section_unplaced = fallible::filled(section_count + 1, 0usize)?;
+        let mut spanning = fallible::filled(section_count + 1, 0usize)?;
         for (p, &(lo, hi)) in sections.iter().enumerate() {
-            for bytes in &mut section_unplaced[lo..hi] {
-                *bytes += sizes[p];
+            if clock.late() {
+                return Ok(Err(start));
             }
-            for count in &mut spanning[lo..hi - 1] {
-                *count += 1;
-            }
+            section_unplaced[lo] = section_unplaced[lo].wrapping_add(sizes[p]);
+            section_unplaced[hi] = section_unplaced[hi].wrapping_sub(sizes[p]);
+            spanning[lo] += 1;
+            spanning[hi - 1] -= 1;
+        }
+        section_unplaced.pop();
+        spanning.pop();
+        let (mut bytes, mut count) = (0usize, 0usize);
+        for (b, c) in section_unplaced.iter_mut().zip(spanning.iter_mut()) {
+            bytes = bytes.wrapping_add(*b);
+            count = count.wrapping_add(*c);
+            (*b, *c) = (bytes, count);
+        }
+        if past(deadline) {
+            return Ok(Err(start));
         }
 
         let length: Vec<u128> =
@@ -381,15 +447,24 @@ impl Search {
             fallible::collect(n, degree.iter().copied())?,
         );
         let unplaced_neighbours = degree;
+        if past(deadline) {
+            return Ok(Err(start));
+        }
         let mut by_start: Vec<usize> = fallible::collect(n, 0..n)?;
         // Unstable, which needs no scratch, with ties by position: the
         // order a stable sort gives.
         by_start.sort_unstable_by_key(|&p| (sections[p].0, p));
+        if past(deadline) {
+            return Ok(Err(start));
+        }
         let starts_at: Vec<usize> = fallible::collect(
             section_count + 1,
             (0..=section_count).map(|s| by_start.partition_point(|&p| sections[p].0 < s)),
         )?;
-        Ok(Search {
+        if past(deadline) {
+            return Ok(Err(start));
+        }
+        Ok(Ok(Search {
             preorder: 0,
             rank: fallible::filled(n, 0)?,
             rank_log: fallible::with_capacity(n)?,
@@ -432,7 +507,7 @@ impl Search {
             best_arena: start.arena_size,
             nodes: 0,
             placements: 0,
-        })
+        }))
     }
 
     /// The search's state for its observer.
@@ -538,6 +613,9 @@ impl Search {
         let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false)? else {
             return Ok(Decision::Infeasible);
         };
+        if past(self.deadline) {
+            return Ok(Decision::Budget);
+        }
         self.stack_keys = self.scratch.len();
         self.stack_candidates = candidates.len();
         fallible::reserve(&mut stack, 1)?;

@@ -8,6 +8,7 @@
 //! where conflict lists take `O(E)` and `E` grows towards `n²` at compiler
 //! scale. Time: the entries found plus `O(log S)` per query.
 
+use super::Clock;
 use crate::error::PlanError;
 use crate::sys::fallible;
 
@@ -22,12 +23,20 @@ pub(super) struct Overlaps {
 
 impl Overlaps {
     /// The index of tensors with section ranges `ranges` over `count`
-    /// sections. Errors: [`PlanError::OutOfMemory`], also when the entries
-    /// would not fit four-byte indices.
-    pub(super) fn new(ranges: &[(usize, usize)], count: usize) -> Result<Self, PlanError> {
+    /// sections, or `None` once `clock` finds its deadline passed (read
+    /// every few thousand tensors). Errors: [`PlanError::OutOfMemory`],
+    /// also when the entries would not fit four-byte indices.
+    pub(super) fn new(
+        ranges: &[(usize, usize)],
+        count: usize,
+        clock: &mut Clock,
+    ) -> Result<Option<Self>, PlanError> {
         let leaves = count.max(1).next_power_of_two();
         let mut sizes = fallible::filled(2 * leaves + 1, 0usize)?;
         for &range in ranges {
+            if clock.late() {
+                return Ok(None);
+            }
             tile(leaves, range, |v| sizes[v + 1] += 1);
         }
         let total: usize = sizes.iter().sum();
@@ -44,16 +53,19 @@ impl Overlaps {
         // `sizes[v]` now is the next free slot of node `v`.
         let mut members = fallible::filled(total, 0u32)?;
         for (q, &range) in ranges.iter().enumerate() {
+            if clock.late() {
+                return Ok(None);
+            }
             tile(leaves, range, |v| {
                 members[sizes[v]] = q as u32;
                 sizes[v] += 1;
             });
         }
-        Ok(Overlaps {
+        Ok(Some(Overlaps {
             leaves,
             starts,
             members,
-        })
+        }))
     }
 
     /// Calls `f` once with every tensor whose range contains section `s`.
@@ -104,7 +116,9 @@ mod tests {
                     (a.min(b), a.max(b) + 1)
                 })
                 .collect();
-            let overlaps = Overlaps::new(&ranges, count).unwrap();
+            let overlaps = Overlaps::new(&ranges, count, &mut Clock::new(None))
+                .unwrap()
+                .expect("no deadline");
             for s in 0..count {
                 let mut found = Vec::new();
                 overlaps.live_in(s, |q| found.push(q));

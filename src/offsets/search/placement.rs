@@ -305,7 +305,10 @@ mod tests {
                 let start = try_plan_offsets(&tensors).unwrap();
                 let degrees = Degrees::new(&tensors).unwrap();
                 let mut search =
-                    Search::new(&tensors, degrees, start, peak, &budget, None).unwrap();
+                    match Search::new(&tensors, degrees, start, peak, &budget, None).unwrap() {
+                        Ok(search) => search,
+                        Err(_) => unreachable!("no deadline"),
+                    };
                 if let Some(limits) = limits {
                     search.stack_limits = limits;
                 }

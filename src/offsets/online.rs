@@ -1,0 +1,412 @@
+//! The fallback plan of a capped search: an online first-fit allocator,
+//! simulated in time order, whose cost does not depend on the number of
+//! conflicting pairs.
+//!
+//! # Algorithm
+//!
+//! The tensors are taken by first use (at one node, larger first; ties by
+//! input index). Before the tensors of node `t` are placed, every tensor
+//! whose last use is before `t` gives its bytes back; then each tensor of
+//! node `t` takes the lowest free block that holds it (first fit), the rest
+//! of the block staying free. Free blocks are kept coalesced in a treap by
+//! offset, each subtree knowing its largest block, so the lowest block of at
+//! least `w` bytes is one descent; the block above the highest taken byte
+//! runs to `usize::MAX`, so a block is always found unless an end offset
+//! would pass `usize::MAX`.
+//!
+//! # What is exact
+//!
+//! Soundness by construction: when tensor `j` is placed at its first use
+//! `f_j`, every tensor `i` placed before it whose lifetime meets `j`'s
+//! (`f_i ≤ f_j ≤ l_i`) has not given its bytes back (it does so only once
+//! `l_i < t`), so `j`'s block is disjoint from `i`'s. Not claimed: any ratio
+//! to the optimum (online first fit can be a logarithmic factor above it);
+//! it is the plan to fall back on, never better than what it is kept beside
+//! unless those are late.
+//!
+//! # Complexity
+//!
+//! `O(n log n)` time: two sorts, and one descent, one split and one merge
+//! of an expected `O(log b)`-deep treap per tensor, `b` the free blocks
+//! (priorities are seeded, so the plan is the same on every run); `O(n)`
+//! memory (at most one free block more than the tensors live at once). `E`
+//! plays no part.
+
+use super::{MemoryPlan, TensorLifetime};
+use crate::error::PlanError;
+use crate::sys::fallible;
+
+/// No node.
+const NIL: usize = usize::MAX;
+
+/// Plans `tensors` (sizes already rounded, lifetimes validated) by online
+/// first fit in time order; zero-size tensors get offset 0.
+///
+/// Errors: [`PlanError::Overflow`] naming a tensor whose end offset would
+/// pass `usize::MAX`; [`PlanError::OutOfMemory`].
+pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+    let planned = tensors.iter().filter(|t| t.size > 0).count();
+    // Sorted as keys packed beside the index, not as indices compared
+    // through the table: the sort then reads memory in order. Unstable with
+    // the index as the last key: the same order on every run, and no
+    // scratch buffer behind the fallible ones.
+    let mut by_first: Vec<(usize, usize, usize)> = fallible::collect(
+        planned,
+        (tensors.iter().enumerate())
+            .filter(|(_, t)| t.size > 0)
+            .map(|(i, t)| (t.first_use, usize::MAX - t.size, i)),
+    )?;
+    by_first.sort_unstable();
+    // The tensors by last use, given back in that order: a sort, not a heap
+    // of the live tensors, whose every step misses the cache when most
+    // tensors are live at once.
+    let mut by_last: Vec<(usize, usize)> = fallible::collect(
+        planned,
+        (tensors.iter().enumerate())
+            .filter(|(_, t)| t.size > 0)
+            .map(|(i, t)| (t.last_use, i)),
+    )?;
+    by_last.sort_unstable();
+
+    let mut free = FreeBlocks::new(planned)?;
+    let mut arena = 0usize;
+    let mut freed = 0;
+    for &(first_use, room, i) in &by_first {
+        let size = usize::MAX - room;
+        while let Some(&(last_use, j)) = by_last.get(freed) {
+            if last_use >= first_use {
+                break;
+            }
+            free.give_back(offsets[j], tensors[j].size)?;
+            freed += 1;
+        }
+        let offset = free.take(size)?.ok_or(PlanError::Overflow { tensor: i })?;
+        offsets[i] = offset;
+        // `take` only hands out blocks inside `0..=usize::MAX`.
+        arena = arena.max(offset + size);
+    }
+    Ok(MemoryPlan {
+        offsets,
+        arena_size: arena,
+    })
+}
+
+/// Free byte ranges, pairwise disjoint and never adjacent (coalesced), in a
+/// treap keyed by offset; node slots are reused.
+struct FreeBlocks {
+    /// The nodes, each in one place (a descent reads one line per node).
+    nodes: Vec<Block>,
+    /// Unused slots.
+    spare: Vec<usize>,
+    root: usize,
+    /// State of the priorities' generator.
+    seed: u64,
+}
+
+/// A free block and its subtree.
+#[derive(Clone, Copy)]
+struct Block {
+    start: usize,
+    /// The block's bytes: `usize::MAX - start` for the block at the top.
+    size: usize,
+    /// Largest block of the subtree.
+    largest: usize,
+    priority: u64,
+    left: usize,
+    right: usize,
+}
+
+impl FreeBlocks {
+    /// All of `0..usize::MAX` free, with room for the blocks of `planned`
+    /// tensors taken at once (one block more than tensors, at most).
+    fn new(planned: usize) -> Result<Self, PlanError> {
+        let slots = planned.saturating_add(2);
+        let mut blocks = FreeBlocks {
+            nodes: fallible::with_capacity(slots)?,
+            spare: fallible::with_capacity(slots)?,
+            root: NIL,
+            seed: 0x2545_F491_4F6C_DD1D,
+        };
+        blocks.root = blocks.node(0, usize::MAX)?;
+        Ok(blocks)
+    }
+
+    /// A new single-node tree for the block `start..start + size`.
+    fn node(&mut self, start: usize, size: usize) -> Result<usize, PlanError> {
+        // splitmix64: seeded, so the treap's shape is the same on every run.
+        self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let block = Block {
+            start,
+            size,
+            largest: size,
+            priority: z ^ (z >> 31),
+            left: NIL,
+            right: NIL,
+        };
+        if let Some(slot) = self.spare.pop() {
+            self.nodes[slot] = block;
+            return Ok(slot);
+        }
+        fallible::push(&mut self.nodes, block)?;
+        Ok(self.nodes.len() - 1)
+    }
+
+    /// Returns `slot` to the spare slots (room for every slot was reserved).
+    fn recycle(&mut self, slot: usize) -> Result<(), PlanError> {
+        fallible::push(&mut self.spare, slot)
+    }
+
+    fn largest_of(&self, t: usize) -> usize {
+        if t == NIL {
+            0
+        } else {
+            self.nodes[t].largest
+        }
+    }
+
+    /// Recomputes `largest` of `t` from its children.
+    fn pull(&mut self, t: usize) {
+        let Block {
+            size, left, right, ..
+        } = self.nodes[t];
+        let below = self.largest_of(left).max(self.largest_of(right));
+        self.nodes[t].largest = size.max(below);
+    }
+
+    /// Takes the lowest `size` bytes of the lowest free block of at least
+    /// `size` bytes; its offset, or `None` if no block is that large.
+    fn take(&mut self, size: usize) -> Result<Option<usize>, PlanError> {
+        if self.largest_of(self.root) < size {
+            return Ok(None);
+        }
+        let (root, offset) = self.take_in(self.root, size)?;
+        self.root = root;
+        Ok(Some(offset))
+    }
+
+    /// [`FreeBlocks::take`] in the subtree `t`, whose largest block holds
+    /// `size`: the subtree's new root and the offset.
+    fn take_in(&mut self, t: usize, size: usize) -> Result<(usize, usize), PlanError> {
+        let node = self.nodes[t];
+        if self.largest_of(node.left) >= size {
+            let (left, offset) = self.take_in(node.left, size)?;
+            self.nodes[t].left = left;
+            self.pull(t);
+            return Ok((t, offset));
+        }
+        if node.size >= size {
+            if node.size == size {
+                let merged = self.merge(node.left, node.right);
+                self.recycle(t)?;
+                return Ok((merged, node.start));
+            }
+            // The rest stays free, between the same neighbours.
+            self.nodes[t].start += size;
+            self.nodes[t].size -= size;
+            self.pull(t);
+            return Ok((t, node.start));
+        }
+        let (right, offset) = self.take_in(node.right, size)?;
+        self.nodes[t].right = right;
+        self.pull(t);
+        Ok((t, offset))
+    }
+
+    /// Gives the bytes `start..start + size` back (they are taken: no free
+    /// block meets them), coalescing with the free blocks on either side.
+    fn give_back(&mut self, start: usize, size: usize) -> Result<(), PlanError> {
+        let (mut below, mut above) = self.split(self.root, start);
+        let (mut lo, mut hi) = (start, start + size);
+        if let Some(last) = self.last(below) {
+            let block = self.nodes[last];
+            if block.start + block.size == lo {
+                lo = block.start;
+                below = self.pop_last(below);
+                self.recycle(last)?;
+            }
+        }
+        if let Some(first) = self.first(above) {
+            let block = self.nodes[first];
+            if block.start == hi {
+                hi = block.start + block.size;
+                above = self.pop_first(above);
+                self.recycle(first)?;
+            }
+        }
+        let block = self.node(lo, hi - lo)?;
+        let lower = self.merge(below, block);
+        self.root = self.merge(lower, above);
+        Ok(())
+    }
+
+    /// Splits `t` into the blocks starting below `key` and the others.
+    fn split(&mut self, t: usize, key: usize) -> (usize, usize) {
+        if t == NIL {
+            return (NIL, NIL);
+        }
+        let node = self.nodes[t];
+        if node.start < key {
+            let (mid, high) = self.split(node.right, key);
+            self.nodes[t].right = mid;
+            self.pull(t);
+            (t, high)
+        } else {
+            let (low, mid) = self.split(node.left, key);
+            self.nodes[t].left = mid;
+            self.pull(t);
+            (low, t)
+        }
+    }
+
+    /// Joins `a` and `b`, every block of `a` below every block of `b`.
+    fn merge(&mut self, a: usize, b: usize) -> usize {
+        if a == NIL {
+            return b;
+        }
+        if b == NIL {
+            return a;
+        }
+        if self.nodes[a].priority > self.nodes[b].priority {
+            let right = self.merge(self.nodes[a].right, b);
+            self.nodes[a].right = right;
+            self.pull(a);
+            a
+        } else {
+            let left = self.merge(a, self.nodes[b].left);
+            self.nodes[b].left = left;
+            self.pull(b);
+            b
+        }
+    }
+
+    /// The highest block of `t`.
+    fn last(&self, mut t: usize) -> Option<usize> {
+        if t == NIL {
+            return None;
+        }
+        while self.nodes[t].right != NIL {
+            t = self.nodes[t].right;
+        }
+        Some(t)
+    }
+
+    /// The lowest block of `t`.
+    fn first(&self, mut t: usize) -> Option<usize> {
+        if t == NIL {
+            return None;
+        }
+        while self.nodes[t].left != NIL {
+            t = self.nodes[t].left;
+        }
+        Some(t)
+    }
+
+    /// `t` without its highest block (which the caller recycles).
+    fn pop_last(&mut self, t: usize) -> usize {
+        let node = self.nodes[t];
+        if node.right == NIL {
+            return node.left;
+        }
+        let right = self.pop_last(node.right);
+        self.nodes[t].right = right;
+        self.pull(t);
+        t
+    }
+
+    /// `t` without its lowest block (which the caller recycles).
+    fn pop_first(&mut self, t: usize) -> usize {
+        let node = self.nodes[t];
+        if node.left == NIL {
+            return node.right;
+        }
+        let left = self.pop_first(node.left);
+        self.nodes[t].left = left;
+        self.pull(t);
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::XorShift;
+
+    /// The first pair of tensors live together whose bytes meet, by
+    /// comparing every pair.
+    fn shared_byte(tensors: &[TensorLifetime], offsets: &[usize]) -> Option<(usize, usize)> {
+        for (i, a) in tensors.iter().enumerate() {
+            for (j, b) in tensors.iter().enumerate().skip(i + 1) {
+                let live = a.first_use <= b.last_use && b.first_use <= a.last_use;
+                let meet = offsets[i] < offsets[j] + b.size && offsets[j] < offsets[i] + a.size;
+                if live && a.size > 0 && b.size > 0 && meet {
+                    return Some((i, j));
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn plans_are_sound_and_the_arena_is_the_highest_end() {
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        for round in 0..300 {
+            let n = 1 + rng.below(60);
+            let span = 1 + rng.below(40);
+            let tensors: Vec<TensorLifetime> = (0..n)
+                .map(|_| {
+                    let first = rng.below(span);
+                    let longest = rng.below(span);
+                    let length = rng.below(1 + longest);
+                    let size = if rng.below(8) == 0 {
+                        0
+                    } else {
+                        1 + rng.below(1 << (round % 12))
+                    };
+                    TensorLifetime::new(size, first, first + length)
+                })
+                .collect();
+            let plan = plan(&tensors).unwrap();
+            assert_eq!(shared_byte(&tensors, &plan.offsets), None, "round {round}");
+            let highest = tensors
+                .iter()
+                .zip(&plan.offsets)
+                .map(|(t, &o)| if t.size > 0 { o + t.size } else { 0 })
+                .max()
+                .unwrap_or(0);
+            assert_eq!(plan.arena_size, highest, "round {round}");
+            for (t, &o) in tensors.iter().zip(&plan.offsets) {
+                if t.size == 0 {
+                    assert_eq!(o, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn freed_bytes_are_reused_and_coalesced() {
+        // Two tensors end at node 1; one twice their size starts at node 2
+        // and fits exactly where they were.
+        let tensors = [
+            TensorLifetime::new(4, 0, 1),
+            TensorLifetime::new(4, 0, 1),
+            TensorLifetime::new(8, 0, 5),
+            TensorLifetime::new(8, 2, 3),
+        ];
+        let plan = plan(&tensors).unwrap();
+        assert_eq!(plan.offsets, vec![8, 12, 0, 8]);
+        assert_eq!(plan.arena_size, 16);
+    }
+
+    #[test]
+    fn an_end_past_usize_max_is_an_overflow() {
+        let tensors = [
+            TensorLifetime::new(usize::MAX / 2 + 1, 0, 1),
+            TensorLifetime::new(usize::MAX / 2 + 1, 1, 2),
+        ];
+        assert_eq!(plan(&tensors), Err(PlanError::Overflow { tensor: 1 }));
+    }
+}
