@@ -24,7 +24,9 @@ pub enum Strategy {
     /// improvement. Deterministic; no search budget is used.
     Heuristic,
     /// Exact anytime branch and bound within [`PlanOptions::budget`], started
-    /// from the heuristic's plan.
+    /// from the better of the greedy and heuristic plans (under a time cap,
+    /// the best of those made in time and an online first-fit plan; see
+    /// [`SearchBudget::time`]).
     Search,
 }
 
@@ -129,12 +131,23 @@ pub struct PlanReport {
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchBudget {
-    /// Wall-clock cap of the whole call, the greedy and heuristic plans the
-    /// search starts from included, or `None` for no cap. The clock is read
-    /// at least every 1,024 search placements (more often on problems of
-    /// more than 256 tensors), before each decision and each set-up step of
-    /// the search, and every 256 heuristic placements; the greedy plan, the
-    /// first candidate, is always made in full.
+    /// Wall-clock cap of the whole call, or `None` for no cap. With a cap,
+    /// the call first makes a sound plan in `O(n log n)` whatever the number
+    /// of conflicting pairs (online first fit in time order), then the
+    /// greedy plan, the heuristic's and the search, each abandoned when the
+    /// cap passes and kept when no worse than the best so far. A cap too
+    /// short for the greedy plan gives the first-fit plan, with the peak of
+    /// live bytes as its lower bound; a zero cap gives exactly that plan.
+    /// The least a capped call costs is validation, rounding, the peak and
+    /// the first-fit plan (`O(n log n)` each). The clock is read between the
+    /// greedy's set-up steps and every 1,024 of its placements; between the
+    /// search's set-up steps and every 4,096 items inside them; at least
+    /// every 1,024 search placements (more often above 256 tensors); and
+    /// every 256 heuristic placements. The heuristic is abandoned one greedy
+    /// run's time before the cap and not begun with less than three such
+    /// runs left; the search is not begun with less than three times the
+    /// first-fit plan's time left. Without a cap none of this runs: the plan
+    /// is the same on every machine.
     pub time: Option<Duration>,
     /// Limit on the number of search nodes (partial plans that passed the
     /// search's bounds), or `None` for no limit.
