@@ -47,6 +47,25 @@ impl Degrees {
     /// Counts by a sweep over tensors sorted by first use. Errors:
     /// [`PlanError::OutOfMemory`].
     pub(crate) fn new(tensors: &[TensorLifetime]) -> Result<Self, PlanError> {
+        Ok(Self::new_until(tensors, None)?.unwrap_or_else(Degrees::empty))
+    }
+
+    /// No tensors.
+    fn empty() -> Self {
+        Degrees {
+            items: Vec::new(),
+            by_start: Vec::new(),
+            degree: Vec::new(),
+            entries: 0,
+        }
+    }
+
+    /// [`Degrees::new`], or `None` once `deadline` has passed (read between
+    /// the steps and every [`DEADLINE_PERIOD`] tensors).
+    pub(crate) fn new_until(
+        tensors: &[TensorLifetime],
+        deadline: Option<Instant>,
+    ) -> Result<Option<Self>, PlanError> {
         let items: Vec<usize> = fallible::collect(
             tensors.len(),
             (0..tensors.len()).filter(|&i| tensors[i].size > 0),
@@ -55,6 +74,9 @@ impl Degrees {
         // Unstable with the position as tie-break: the same order as a stable
         // sort, and no scratch buffer allocated behind the fallible ones.
         by_start.sort_unstable_by_key(|&p| (tensors[items[p]].first_use, p));
+        if late(deadline) {
+            return Ok(None);
+        }
         let firsts: Vec<usize> = fallible::collect(
             items.len(),
             by_start.iter().map(|&p| tensors[items[p]].first_use),
@@ -64,6 +86,9 @@ impl Degrees {
         let mut degree = fallible::filled(items.len(), 0usize)?;
         let mut runs = fallible::filled(items.len() + 1, 0isize)?;
         for (k, &p) in by_start.iter().enumerate() {
+            if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+                return Ok(None);
+            }
             let end = firsts.partition_point(|&f| f <= tensors[items[p]].last_use);
             degree[p] += end - (k + 1);
             runs[k + 1] += 1;
@@ -75,12 +100,12 @@ impl Degrees {
             degree[p] += open as usize;
         }
         let entries = degree.iter().fold(0usize, |sum, &d| sum.saturating_add(d));
-        Ok(Degrees {
+        Ok(Some(Degrees {
             items,
             by_start,
             degree,
             entries,
-        })
+        }))
     }
 
     /// Whether the conflict lists are small enough to build
@@ -102,10 +127,28 @@ impl Conflicts {
 
     /// The lists of the counted `degrees`: `O(E)`. Errors:
     /// [`PlanError::OutOfMemory`] when they cannot be backed.
+    #[cfg(test)]
     pub(crate) fn from_degrees(
         tensors: &[TensorLifetime],
         degrees: Degrees,
     ) -> Result<Self, PlanError> {
+        Ok(
+            Self::from_degrees_until(tensors, degrees, None)?.unwrap_or(Conflicts {
+                items: Vec::new(),
+                starts: vec![0],
+                list: Vec::new(),
+            }),
+        )
+    }
+
+    /// [`Conflicts::from_degrees`], or `None` once `deadline` has passed
+    /// (read every [`DEADLINE_PERIOD`] tensors and every
+    /// [`DEADLINE_PERIOD`] × 16 entries).
+    pub(crate) fn from_degrees_until(
+        tensors: &[TensorLifetime],
+        degrees: Degrees,
+        deadline: Option<Instant>,
+    ) -> Result<Option<Self>, PlanError> {
         let Degrees {
             items,
             by_start,
@@ -126,7 +169,17 @@ impl Conflicts {
         let mut list = fallible::filled(sum, 0usize)?;
         // Each list's next free entry.
         let mut next: Vec<usize> = fallible::collect(items.len(), starts.iter().copied())?;
+        // Entries written since the clock was last read.
+        let mut since = 0usize;
         for (k, &p) in by_start.iter().enumerate() {
+            if (k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 || since > 16 * DEADLINE_PERIOD)
+                && late(deadline)
+            {
+                return Ok(None);
+            }
+            if since > 16 * DEADLINE_PERIOD {
+                since = 0;
+            }
             let last = tensors[items[p]].last_use;
             for &q in by_start[k + 1..]
                 .iter()
@@ -136,13 +189,14 @@ impl Conflicts {
                 next[p] += 1;
                 list[next[q]] = p;
                 next[q] += 1;
+                since += 2;
             }
         }
-        Ok(Conflicts {
+        Ok(Some(Conflicts {
             items,
             starts,
             list,
-        })
+        }))
     }
 
     /// The positions of the tensors whose lifetimes intersect that of

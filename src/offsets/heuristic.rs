@@ -116,11 +116,15 @@ pub(crate) fn plan(
     peak: usize,
     deadline: Option<Instant>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
-    let degrees = Degrees::new(tensors)?;
+    let Some(degrees) = Degrees::new_until(tensors, deadline)? else {
+        return Ok(None); // out of time
+    };
     if !degrees.lists_fit() {
         return scalable::plan(tensors, degrees, peak, deadline);
     }
-    let conflicts = Conflicts::from_degrees(tensors, degrees)?;
+    let Some(conflicts) = Conflicts::from_degrees_until(tensors, degrees, deadline)? else {
+        return Ok(None); // out of time
+    };
     let n = conflicts.items.len();
     let sizes: Vec<usize> = fallible::collect(n, conflicts.items.iter().map(|&i| tensors[i].size))?;
     let mut placer = Placer::new(&conflicts, &sizes)?;
@@ -880,5 +884,24 @@ mod tests {
         let total: usize = tensors.iter().map(|t| t.size).sum();
         assert_eq!(plan.arena_size, total);
         assert_sound(&tensors, &plan);
+    }
+
+    /// With its deadline already passed, the planner answers `None` on
+    /// tables of both paths (with lists and without), at every set-up step.
+    #[test]
+    fn a_passed_deadline_gives_no_plan() {
+        let window: Vec<TensorLifetime> = (0..5000)
+            .map(|i| TensorLifetime::new(64 * (1 + i % 13), i, i + 10))
+            .collect();
+        let dense: Vec<TensorLifetime> = (0..3000)
+            .map(|i| TensorLifetime::new(64 * (1 + i % 7), i % 5, 10))
+            .collect();
+        assert!(Degrees::new(&window).unwrap().lists_fit());
+        assert!(!Degrees::new(&dense).unwrap().lists_fit());
+        for tensors in [window, dense] {
+            let peak = try_peak_live_bytes(&tensors).unwrap();
+            let passed = Some(Instant::now());
+            assert!(plan(&tensors, peak, passed).unwrap().is_none());
+        }
     }
 }
