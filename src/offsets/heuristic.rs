@@ -75,7 +75,7 @@ mod lowest_floor;
 mod orderings;
 mod scalable;
 
-use lowest_floor::{ListFloors, RadixHeap};
+use lowest_floor::{ListFloors, Parts, RadixHeap};
 use orderings::{Orderings, ORDERINGS};
 
 use super::conflicts::{gcd, Conflicts, Degrees};
@@ -459,7 +459,7 @@ impl<'a> Placer<'a> {
         order: &[usize],
         bound: usize,
         deadline: Option<Instant>,
-        heap: fn(&mut Self) -> (&mut ListFloors<'a>, &mut RadixHeap<K>, &mut [usize]),
+        heap: fn(&mut Self) -> Parts<'_, ListFloors<'a>, K>,
     ) -> Result<Option<usize>, PlanError> {
         let (sizes, items, unit) = (self.sizes, &self.conflicts.items[..], self.unit);
         let mut stale = 0;

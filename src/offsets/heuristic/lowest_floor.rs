@@ -51,6 +51,9 @@ pub(super) trait Floors {
     fn place(&mut self, p: usize, end: usize);
 }
 
+/// A placer's floors, heap and offsets, borrowed together.
+pub(super) type Parts<'s, F, K> = (&'s mut F, &'s mut RadixHeap<K>, &'s mut [usize]);
+
 /// What a lowest-floor placement reads and writes besides the floors.
 pub(super) struct Placement<'s, K> {
     /// Each position's size in bytes, a multiple of `unit`.

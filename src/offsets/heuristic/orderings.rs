@@ -20,6 +20,7 @@
 //! time. The deadline is read between the steps and every
 //! [`DEADLINE_PERIOD`] tensors of the passes over them.
 
+use std::cmp::Reverse;
 use std::time::Instant;
 
 use crate::error::PlanError;
@@ -227,7 +228,7 @@ fn dense_ranks<T: Ord + Copy>(
         }
         sorted.push((value(p), p as u32));
     }
-    sorted.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    sorted.sort_unstable_by_key(|&(value, _)| Reverse(value));
     if late(deadline) {
         return Ok(None);
     }

@@ -45,7 +45,7 @@
 use std::time::Instant;
 
 use super::kd_floors::FloorTree;
-use super::lowest_floor::{self, RadixHeap, SectionFloors};
+use super::lowest_floor::{self, Parts, RadixHeap, SectionFloors};
 use super::{heap_cost, improve, rounds, spread, Best, Placement, ORDERINGS};
 use super::{Key, Orderings};
 use crate::error::PlanError;
@@ -317,7 +317,7 @@ impl<'a> SectionPlacer<'a> {
         &mut self,
         order: &[usize],
         bound: usize,
-        keys: fn(&mut Self) -> (&mut SectionFloors, &mut RadixHeap<K>, &mut [usize]),
+        keys: fn(&mut Self) -> Parts<'_, SectionFloors, K>,
     ) -> Result<Option<usize>, PlanError> {
         let (sizes, items, unit, deadline) = (self.sizes, self.items, self.unit, self.deadline);
         let stale_limit = self.stale_limit;
