@@ -462,7 +462,7 @@ impl<'a> Placer<'a> {
         heap: fn(&mut Self) -> Parts<'_, ListFloors<'a>, K>,
     ) -> Result<Option<usize>, PlanError> {
         let (sizes, items, unit) = (self.sizes, &self.conflicts.items[..], self.unit);
-        let mut stale = 0;
+        let (mut stale, mut stopped) = (0, false);
         let (floors, keys, offsets) = heap(self);
         lowest_floor::place(
             floors,
@@ -474,6 +474,7 @@ impl<'a> Placer<'a> {
                 heap: keys,
                 stale: &mut stale,
                 stale_limit: usize::MAX,
+                stopped: &mut stopped,
             },
             order,
             bound,

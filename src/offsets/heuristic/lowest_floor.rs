@@ -69,9 +69,11 @@ pub(super) struct Placement<'s, K> {
     /// Number of stale entries the last placement met (its work beyond `n`
     /// heap operations).
     pub(super) stale: &'s mut usize,
-    /// A placement that meets more stale entries stops (answering `None`,
-    /// with `stale` above the limit).
+    /// A placement that meets more stale entries per tensor placed (or per
+    /// sixteenth of the tensors, early on) stops, answering `None` and
+    /// setting `stopped`.
     pub(super) stale_limit: usize,
+    pub(super) stopped: &'s mut bool,
 }
 
 /// Places every tensor of `order` by the lowest-floor rule; returns the
@@ -95,10 +97,11 @@ pub(super) fn place<K: Key>(
         stale: at.stale_limit,
         deadline,
     };
-    let (arena, stale) = run(
+    let (arena, stale, stopped) = run(
         floors, at.heap, at.sizes, at.items, at.unit, at.offsets, order, limits,
     )?;
     *at.stale = stale;
+    *at.stopped = stopped;
     Ok(arena)
 }
 
@@ -175,7 +178,7 @@ impl<K: Key> RadixHeap<K> {
 struct Limits {
     /// Once the arena passes it.
     bound: usize,
-    /// Once more stale entries have been met.
+    /// Once more stale entries per tensor placed have been met.
     stale: usize,
     /// Once it has passed.
     deadline: Option<Instant>,
@@ -193,7 +196,7 @@ fn run<K: Key>(
     offsets: &mut [usize],
     order: &[usize],
     limits: Limits,
-) -> Result<(Option<usize>, usize), PlanError> {
+) -> Result<(Option<usize>, usize, bool), PlanError> {
     let Limits {
         bound,
         stale: stale_limit,
@@ -204,10 +207,12 @@ fn run<K: Key>(
     let mut stale = 0usize;
     let mut steps = 0usize;
     let mut arena = 0usize;
+    let mut placed = 0usize;
+    let early = (n / 16).max(1);
     loop {
         steps += 1;
         if steps % CLOCK_PERIOD == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
-            return Ok((None, stale));
+            return Ok((None, stale, false));
         }
         // The least entry: the cursor's (floor 0) before any in the heap.
         let (p, floor) = if cursor < n {
@@ -228,8 +233,8 @@ fn run<K: Key>(
             let floor = floors.floor(p);
             if floor > least.floor() {
                 stale += 1;
-                if stale > stale_limit {
-                    return Ok((None, stale));
+                if stale > stale_limit.saturating_mul(placed.max(early)) {
+                    return Ok((None, stale, true));
                 }
                 heap.push(K::new(floor, least.rank()))?;
                 continue;
@@ -243,12 +248,13 @@ fn run<K: Key>(
         offsets[p] = offset;
         arena = arena.max(end);
         if arena > bound {
-            return Ok((Some(arena), stale)); // cannot win: stop early
+            return Ok((Some(arena), stale, false)); // cannot win: stop early
         }
+        placed += 1;
         // Sizes are multiples of the unit, so `end` is too.
         floors.place(p, end / unit);
     }
-    Ok((Some(arena), stale))
+    Ok((Some(arena), stale, false))
 }
 
 /// Floors by conflict lists: each position's floor in an array, raised by

@@ -81,9 +81,9 @@ pub(super) fn plan(
     let Some(size_order) = orders.order(0)? else {
         return Ok(None);
     };
-    sectioned.stale_limit = STALE_PER_TENSOR.saturating_mul(n);
+    sectioned.stale_limit = STALE_PER_TENSOR;
     let first = sectioned.place(&size_order, usize::MAX)?;
-    if sectioned.stale > sectioned.stale_limit {
+    if sectioned.stopped {
         // Floors rise many times while their tensors wait: the k-d tree.
         drop(sectioned);
         let tree = FloorTree::new(tensors, items, &sizes, deadline)?;
@@ -171,9 +171,9 @@ pub(super) fn plan(
 /// it up to a few hundred thousand tensors with few stale entries.
 const SECTION_WORK: usize = 1 << 24;
 
-/// Stale heap entries per tensor beyond which the first placement leaves
-/// the section tree for the k-d tree: each costs a heap operation and a
-/// range read, while the k-d tree raises a whole subtree at once.
+/// Stale heap entries per tensor placed beyond which the first placement
+/// leaves the section tree for the k-d tree: each costs a heap operation
+/// and a range read, while the k-d tree raises a whole subtree at once.
 const STALE_PER_TENSOR: usize = 2;
 
 /// Work of the placements after the first and of the improvement on the k-d
@@ -287,6 +287,8 @@ struct SectionPlacer<'a> {
     /// placement met.
     stale_limit: usize,
     stale: usize,
+    /// Whether the last placement stopped at the limit.
+    stopped: bool,
 }
 
 impl<'a> SectionPlacer<'a> {
@@ -310,6 +312,7 @@ impl<'a> SectionPlacer<'a> {
             deadline,
             stale_limit: usize::MAX,
             stale: 0,
+            stopped: false,
         })
     }
 
@@ -322,6 +325,7 @@ impl<'a> SectionPlacer<'a> {
         let (sizes, items, unit, deadline) = (self.sizes, self.items, self.unit, self.deadline);
         let stale_limit = self.stale_limit;
         let mut stale = 0;
+        let mut stopped = false;
         let (floors, heap, offsets) = keys(self);
         let placed = lowest_floor::place(
             floors,
@@ -333,12 +337,14 @@ impl<'a> SectionPlacer<'a> {
                 heap,
                 stale: &mut stale,
                 stale_limit,
+                stopped: &mut stopped,
             },
             order,
             bound,
             deadline,
         );
         self.stale = stale;
+        self.stopped = stopped;
         placed
     }
 }
