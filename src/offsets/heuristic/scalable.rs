@@ -66,6 +66,18 @@ pub(super) fn plan(
     peak: usize,
     deadline: Option<Instant>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
+    plan_with(tensors, degrees, peak, deadline, STALE_PER_TENSOR)
+}
+
+/// [`plan`], leaving the section tree once the first placement meets more
+/// than `stale_per_tensor` stale entries per tensor placed.
+fn plan_with(
+    tensors: &[TensorLifetime],
+    degrees: Degrees,
+    peak: usize,
+    deadline: Option<Instant>,
+    stale_per_tensor: usize,
+) -> Result<Option<MemoryPlan>, PlanError> {
     let items = &degrees.items;
     let n = items.len();
     let sizes: Vec<usize> = fallible::collect(n, items.iter().map(|&i| tensors[i].size))?;
@@ -81,7 +93,7 @@ pub(super) fn plan(
     let Some(size_order) = orders.order(0)? else {
         return Ok(None);
     };
-    sectioned.stale_limit = STALE_PER_TENSOR;
+    sectioned.stale_limit = stale_per_tensor;
     let first = sectioned.place(&size_order, usize::MAX)?;
     if sectioned.stopped {
         // Floors rise many times while their tensors wait: the k-d tree.
@@ -422,6 +434,51 @@ mod tests {
                         assert_eq!(tree.offsets(), &listed.offsets[..], "{tensors:?}");
                     }
                 }
+            }
+        }
+    }
+
+    /// Both branches (the section tree throughout, and the k-d tree after
+    /// the first stale entry) give sound plans, by a check of every pair,
+    /// between the peak and the greedy's arena, on seeded random tables.
+    #[test]
+    fn both_branches_give_sound_plans_between_the_peak_and_the_greedy() {
+        use crate::offsets::peak::try_peak_live_bytes;
+        let mut rng = crate::rng::XorShift(0x1357_9BDF_2468_ACE0);
+        let mut below = |bound: usize| rng.below(bound);
+        for case in 0..200 {
+            let horizon = 1 + below(if case % 2 == 0 { 40 } else { 200 });
+            let tensors: Vec<TensorLifetime> = (0..1 + below(150))
+                .map(|_| {
+                    let first = below(horizon);
+                    let span = if below(5) == 0 { horizon } else { 8 };
+                    let last = (first + below(span)).min(horizon);
+                    TensorLifetime::new([0, 8, 16, 24, 40, 64][below(6)], first, last)
+                })
+                .collect();
+            let peak = try_peak_live_bytes(&tensors).unwrap();
+            let greedy = try_plan_offsets(&tensors).unwrap().arena_size;
+            for limit in [0, usize::MAX] {
+                let degrees = Degrees::new(&tensors).unwrap();
+                let plan = plan_with(&tensors, degrees, peak, None, limit)
+                    .unwrap()
+                    .unwrap();
+                let mut top = 0;
+                for (i, a) in tensors.iter().enumerate() {
+                    if a.size == 0 {
+                        assert_eq!(plan.offsets[i], 0);
+                        continue;
+                    }
+                    top = top.max(plan.offsets[i] + a.size);
+                    for (j, b) in tensors.iter().enumerate().skip(i + 1) {
+                        let meet = a.first_use <= b.last_use && b.first_use <= a.last_use;
+                        let share = plan.offsets[i] < plan.offsets[j] + b.size
+                            && plan.offsets[j] < plan.offsets[i] + a.size;
+                        assert!(b.size == 0 || !(meet && share), "{i}, {j}: {tensors:?}");
+                    }
+                }
+                assert_eq!(plan.arena_size, top);
+                assert!(peak <= plan.arena_size && plan.arena_size <= greedy);
             }
         }
     }
