@@ -318,9 +318,11 @@ struct Placer<'a> {
     floors: ListFloors<'a>,
     keys64: RadixHeap<u64>,
     keys128: RadixHeap<u128>,
-    /// Whether the lowest-floor rule keeps its keys in a heap (`O((n + E)
-    /// log n)` per placement) rather than scanning them (`O(n² + E)`): the
-    /// cheaper of the two for this input; both choose the same tensors.
+    /// Whether the lowest-floor rule keeps its keys in a heap (at most
+    /// `O((n + E) log n)` per placement) rather than scanning them
+    /// (`O(n² + E)`): the cheaper of the two for this input by the same
+    /// measure as before the heap became lazy, so the improvement keeps its
+    /// number of rounds; both choose the same tensors.
     heap: bool,
     /// Greatest common divisor of the sizes (1 if there are none): every
     /// floor is a multiple of it.
@@ -577,8 +579,9 @@ fn scan_cost(n: usize, entries: usize) -> usize {
     n.saturating_mul(n).saturating_add(2 * entries).max(1)
 }
 
-/// Units of work of one lowest-floor placement by the heap: `n` pops and at
-/// most `entries` raises, `log₂ n` steps each.
+/// Units of work of one lowest-floor placement by the heap, as an indexed
+/// heap would do it: `n` pops and at most `entries` raises, `log₂ n` steps
+/// each. The lazy heap does no more; the measure sizes the improvement.
 fn heap_cost(n: usize, entries: usize) -> usize {
     let depth = (usize::BITS - n.leading_zeros()) as usize;
     n.saturating_add(entries).saturating_mul(depth).max(1)
