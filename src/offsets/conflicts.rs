@@ -6,6 +6,8 @@
 //! `E` conflicting pairs (counted before they are built, and refused when the
 //! machine cannot back them); sections `O(n log n)` time, `O(n)` memory.
 
+use std::time::Instant;
+
 use super::TensorLifetime;
 use crate::error::PlanError;
 use crate::sys::fallible;
@@ -45,6 +47,25 @@ impl Degrees {
     /// Counts by a sweep over tensors sorted by first use. Errors:
     /// [`PlanError::OutOfMemory`].
     pub(crate) fn new(tensors: &[TensorLifetime]) -> Result<Self, PlanError> {
+        Ok(Self::new_until(tensors, None)?.unwrap_or_else(Degrees::empty))
+    }
+
+    /// No tensors.
+    fn empty() -> Self {
+        Degrees {
+            items: Vec::new(),
+            by_start: Vec::new(),
+            degree: Vec::new(),
+            entries: 0,
+        }
+    }
+
+    /// [`Degrees::new`], or `None` once `deadline` has passed (read between
+    /// the steps and every [`DEADLINE_PERIOD`] tensors).
+    pub(crate) fn new_until(
+        tensors: &[TensorLifetime],
+        deadline: Option<Instant>,
+    ) -> Result<Option<Self>, PlanError> {
         let items: Vec<usize> = fallible::collect(
             tensors.len(),
             (0..tensors.len()).filter(|&i| tensors[i].size > 0),
@@ -53,6 +74,9 @@ impl Degrees {
         // Unstable with the position as tie-break: the same order as a stable
         // sort, and no scratch buffer allocated behind the fallible ones.
         by_start.sort_unstable_by_key(|&p| (tensors[items[p]].first_use, p));
+        if late(deadline) {
+            return Ok(None);
+        }
         let firsts: Vec<usize> = fallible::collect(
             items.len(),
             by_start.iter().map(|&p| tensors[items[p]].first_use),
@@ -62,6 +86,9 @@ impl Degrees {
         let mut degree = fallible::filled(items.len(), 0usize)?;
         let mut runs = fallible::filled(items.len() + 1, 0isize)?;
         for (k, &p) in by_start.iter().enumerate() {
+            if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+                return Ok(None);
+            }
             let end = firsts.partition_point(|&f| f <= tensors[items[p]].last_use);
             degree[p] += end - (k + 1);
             runs[k + 1] += 1;
@@ -73,12 +100,12 @@ impl Degrees {
             degree[p] += open as usize;
         }
         let entries = degree.iter().fold(0usize, |sum, &d| sum.saturating_add(d));
-        Ok(Degrees {
+        Ok(Some(Degrees {
             items,
             by_start,
             degree,
             entries,
-        })
+        }))
     }
 
     /// Whether the conflict lists are small enough to build
@@ -100,10 +127,28 @@ impl Conflicts {
 
     /// The lists of the counted `degrees`: `O(E)`. Errors:
     /// [`PlanError::OutOfMemory`] when they cannot be backed.
+    #[cfg(test)]
     pub(crate) fn from_degrees(
         tensors: &[TensorLifetime],
         degrees: Degrees,
     ) -> Result<Self, PlanError> {
+        Ok(
+            Self::from_degrees_until(tensors, degrees, None)?.unwrap_or(Conflicts {
+                items: Vec::new(),
+                starts: vec![0],
+                list: Vec::new(),
+            }),
+        )
+    }
+
+    /// [`Conflicts::from_degrees`], or `None` once `deadline` has passed
+    /// (read every [`DEADLINE_PERIOD`] tensors and every
+    /// [`DEADLINE_PERIOD`] × 16 entries).
+    pub(crate) fn from_degrees_until(
+        tensors: &[TensorLifetime],
+        degrees: Degrees,
+        deadline: Option<Instant>,
+    ) -> Result<Option<Self>, PlanError> {
         let Degrees {
             items,
             by_start,
@@ -124,7 +169,17 @@ impl Conflicts {
         let mut list = fallible::filled(sum, 0usize)?;
         // Each list's next free entry.
         let mut next: Vec<usize> = fallible::collect(items.len(), starts.iter().copied())?;
+        // Entries written since the clock was last read.
+        let mut since = 0usize;
         for (k, &p) in by_start.iter().enumerate() {
+            if (k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 || since > 16 * DEADLINE_PERIOD)
+                && late(deadline)
+            {
+                return Ok(None);
+            }
+            if since > 16 * DEADLINE_PERIOD {
+                since = 0;
+            }
             let last = tensors[items[p]].last_use;
             for &q in by_start[k + 1..]
                 .iter()
@@ -134,13 +189,14 @@ impl Conflicts {
                 next[p] += 1;
                 list[next[q]] = p;
                 next[q] += 1;
+                since += 2;
             }
         }
-        Ok(Conflicts {
+        Ok(Some(Conflicts {
             items,
             starts,
             list,
-        })
+        }))
     }
 
     /// The positions of the tensors whose lifetimes intersect that of
@@ -158,10 +214,21 @@ impl Conflicts {
 /// For each tensor of `items`, the total bytes of the other tensors whose
 /// lifetimes intersect its own, without listing them: those starting by its
 /// last use, less those ending before its first use. `O(n log n)`.
+#[cfg(test)]
 pub(crate) fn conflict_bytes(
     tensors: &[TensorLifetime],
     items: &[usize],
 ) -> Result<Vec<u128>, PlanError> {
+    Ok(conflict_bytes_until(tensors, items, None)?.unwrap_or_default())
+}
+
+/// [`conflict_bytes`], or `None` once `deadline` has passed (read between
+/// the steps and every [`DEADLINE_PERIOD`] tensors).
+pub(crate) fn conflict_bytes_until(
+    tensors: &[TensorLifetime],
+    items: &[usize],
+    deadline: Option<Instant>,
+) -> Result<Option<Vec<u128>>, PlanError> {
     // (endpoint, bytes of the tensors up to it), by endpoint.
     let prefix = |key: &dyn Fn(usize) -> usize| -> Result<Vec<(usize, u128)>, PlanError> {
         let mut sorted: Vec<(usize, u128)> = fallible::collect(
@@ -177,6 +244,9 @@ pub(crate) fn conflict_bytes(
         Ok(sorted)
     };
     let by_first = prefix(&|i| tensors[i].first_use)?;
+    if late(deadline) {
+        return Ok(None);
+    }
     let by_last = prefix(&|i| tensors[i].last_use)?;
     // Bytes of the entries whose endpoint passes `keep`.
     let upto = |sorted: &[(usize, u128)], keep: &dyn Fn(usize) -> bool| {
@@ -187,16 +257,28 @@ pub(crate) fn conflict_bytes(
             sorted[k - 1].1
         }
     };
-    fallible::collect(
-        items.len(),
-        items.iter().map(|&i| {
-            let t = &tensors[i];
+    let mut bytes = fallible::with_capacity(items.len())?;
+    for (k, &i) in items.iter().enumerate() {
+        if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+            return Ok(None);
+        }
+        let t = &tensors[i];
+        bytes.push(
             upto(&by_first, &|f| f <= t.last_use)
                 - upto(&by_last, &|l| l < t.first_use)
-                - t.size as u128
-        }),
-    )
+                - t.size as u128,
+        );
+    }
+    Ok(Some(bytes))
 }
+
+/// Whether `deadline` has passed.
+pub(crate) fn late(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// How often a pass over the tensors reads the clock, in tensors.
+pub(crate) const DEADLINE_PERIOD: usize = 4096;
 
 /// The timeline cut at every lifetime endpoint: the distinct first uses and
 /// nodes after a last use, in order, bound the sections; no lifetime starts
@@ -212,6 +294,19 @@ impl Sections {
     /// The sections of the tensors `items` of `tensors`: `O(n log n)`.
     /// Errors: [`PlanError::OutOfMemory`].
     pub(crate) fn new(tensors: &[TensorLifetime], items: &[usize]) -> Result<Self, PlanError> {
+        Ok(Self::new_until(tensors, items, None)?.unwrap_or(Sections {
+            ranges: Vec::new(),
+            count: 0,
+        }))
+    }
+
+    /// [`Sections::new`], or `None` once `deadline` has passed (read
+    /// between the steps and every [`DEADLINE_PERIOD`] tensors).
+    pub(crate) fn new_until(
+        tensors: &[TensorLifetime],
+        items: &[usize],
+        deadline: Option<Instant>,
+    ) -> Result<Option<Self>, PlanError> {
         // Endpoints in u128: `last_use + 1` may pass `usize::MAX`.
         let mut points: Vec<u128> = fallible::collect(
             2 * items.len(),
@@ -224,20 +319,24 @@ impl Sections {
         )?;
         points.sort_unstable();
         points.dedup();
+        if late(deadline) {
+            return Ok(None);
+        }
         let section = |x: u128| points.partition_point(|&p| p < x);
-        let ranges = fallible::collect(
-            items.len(),
-            items.iter().map(|&i| {
-                (
-                    section(tensors[i].first_use as u128),
-                    section(tensors[i].last_use as u128 + 1),
-                )
-            }),
-        )?;
-        Ok(Sections {
+        let mut ranges = fallible::with_capacity(items.len())?;
+        for (k, &i) in items.iter().enumerate() {
+            if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+                return Ok(None);
+            }
+            ranges.push((
+                section(tensors[i].first_use as u128),
+                section(tensors[i].last_use as u128 + 1),
+            ));
+        }
+        Ok(Some(Sections {
             ranges,
             count: points.len().saturating_sub(1),
-        })
+        }))
     }
 }
 

@@ -45,30 +45,40 @@
 //! # Complexity
 //!
 //! `O(n log n + E)` to build the conflict lists (`E` conflicting pairs) and
-//! `O(n log n)` for the pressures, conflict bytes and each ordering (built
-//! one at a time). A lowest-floor placement keeps the unplaced tensors'
-//! (floor, rank) keys in an indexed heap, `O((n + E) log n)`, or scans
-//! them, `O(n² + E)`, whichever costs less for the input (both choose the
-//! same tensor at every step). A fit rule sorts each tensor's placed
-//! conflicts by offset, `O(E log n)` per placement. The improvement does
+//! `O(n log n)` for each key component's ranks (once) and each ordering
+//! (an integer sort, [`orderings`]). A lowest-floor placement keeps the
+//! unplaced tensors' (floor, rank) keys in a lazy radix heap
+//! ([`lowest_floor`]; a raise is a maximum per conflict, a stale key goes
+//! back on its pop), `O(n + E + s)` for `s` stale keys, or scans them,
+//! `O(n² + E)`, whichever costs less for the input (both choose the same
+//! tensor at every step). A fit rule sorts each tensor's placed conflicts
+//! by offset, `O(E log n)` per placement. The improvement does
 //! `IMPROVEMENT_WORK` divided by one placement's cost rounds, at least 8
 //! and at most 400, so its work is a bounded number of placements. A plan
 //! that meets the peak of live bytes (the lower bound) ends the work at
-//! once. Memory `O(n + E)`.
+//! once. Memory `O(n + E)`. The deadline is read by every step, the
+//! orderings' keys included.
 //!
 //! # At scale
 //!
 //! The conflicts are counted first (`O(n log n)`); when their lists would
-//! pass [`conflicts::LIST_ENTRY_LIMIT`] entries, [`scalable`] plans instead,
-//! with no lists: the same orderings and lowest-floor plans from a k-d tree
-//! of lifetimes, the greedy's plan for best fit, no first fit, `O(n)`
-//! memory.
+//! pass [`LIST_ENTRY_LIMIT`](super::conflicts::LIST_ENTRY_LIMIT) entries, [`scalable`] plans instead,
+//! with no lists: the same orderings and lowest-floor plans from a segment
+//! tree over the timeline's sections, or from a k-d tree of lifetimes
+//! ([`kd_floors`]) where floors rise many times while tensors wait; the
+//! greedy's plan for best fit, no first fit, `O(n)` memory.
 
 use std::time::Instant;
 
+mod kd_floors;
+mod lowest_floor;
+mod orderings;
 mod scalable;
 
-use super::conflicts::{self, gcd, lifetime_length, Conflicts, Degrees, Sections};
+use lowest_floor::{ListFloors, Parts, RadixHeap};
+use orderings::{Orderings, ORDERINGS};
+
+use super::conflicts::{gcd, Conflicts, Degrees};
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::rng::XorShift;
@@ -94,7 +104,7 @@ enum Rule {
 
 /// Plans `tensors` (sizes already rounded; lifetimes already validated) with
 /// the best of the orderings and rules, improved locally. Inputs whose
-/// conflict lists would pass [`conflicts::LIST_ENTRY_LIMIT`] go to
+/// conflict lists would pass [`LIST_ENTRY_LIMIT`](super::conflicts::LIST_ENTRY_LIMIT) go to
 /// [`scalable::plan`], which needs no lists.
 ///
 /// `peak` is the tensors' peak of live bytes (the caller has it already):
@@ -106,11 +116,15 @@ pub(crate) fn plan(
     peak: usize,
     deadline: Option<Instant>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
-    let degrees = Degrees::new(tensors)?;
+    let Some(degrees) = Degrees::new_until(tensors, deadline)? else {
+        return Ok(None); // out of time
+    };
     if !degrees.lists_fit() {
         return scalable::plan(tensors, degrees, peak, deadline);
     }
-    let conflicts = Conflicts::from_degrees(tensors, degrees)?;
+    let Some(conflicts) = Conflicts::from_degrees_until(tensors, degrees, deadline)? else {
+        return Ok(None); // out of time
+    };
     let n = conflicts.items.len();
     let sizes: Vec<usize> = fallible::collect(n, conflicts.items.iter().map(|&i| tensors[i].size))?;
     let mut placer = Placer::new(&conflicts, &sizes)?;
@@ -120,7 +134,7 @@ pub(crate) fn plan(
     let mut best: Option<(usize, Rule)> = None; // (arena, rule)
     let mut best_order: Vec<usize> = fallible::with_capacity(n)?;
     let mut best_offsets: Vec<usize> = fallible::with_capacity(n)?;
-    let orders = Orderings::new(tensors, &conflicts.items, &degree)?;
+    let mut orders = Orderings::new(tensors, &conflicts.items, &degree, deadline);
     'orderings: for k in 0..ORDERINGS {
         // The lowest-floor rule on every ordering (it wins on real problems);
         // the fit rules on the size ordering, as a guard on other inputs.
@@ -132,7 +146,9 @@ pub(crate) fn plan(
         if late() {
             break;
         }
-        let order = orders.order(k)?;
+        let Some(order) = orders.order(k)? else {
+            break; // out of time
+        };
         for &rule in rules {
             if late() {
                 break 'orderings;
@@ -287,109 +303,6 @@ fn improve(
     Ok(())
 }
 
-/// A tensor's ordering key: compared lexicographically, largest first.
-type OrderKey = (u128, u128, u128);
-
-/// Number of orderings.
-const ORDERINGS: usize = 9;
-
-/// The nine orderings of the planned tensors, one at a time (each costs
-/// `O(n log n)`; holding them all would cost `9n` words).
-struct Orderings<'a> {
-    tensors: &'a [TensorLifetime],
-    items: &'a [usize],
-    degree: &'a [usize],
-    pressure: Vec<u128>,
-    conflict_bytes: Vec<u128>,
-}
-
-impl<'a> Orderings<'a> {
-    /// The keys of the tensors `items` (each with `degree[p]` conflicts):
-    /// `O(n log n)` time, `O(n)` memory.
-    fn new(
-        tensors: &'a [TensorLifetime],
-        items: &'a [usize],
-        degree: &'a [usize],
-    ) -> Result<Self, PlanError> {
-        Ok(Orderings {
-            tensors,
-            items,
-            degree,
-            pressure: node_pressure(tensors, items)?,
-            conflict_bytes: conflicts::conflict_bytes(tensors, items)?,
-        })
-    }
-
-    /// Ordering `k` (below [`ORDERINGS`]) as a sequence of positions in
-    /// `items`: a stable sort in decreasing key. `O(n log n)`.
-    fn order(&self, k: usize) -> Result<Vec<usize>, PlanError> {
-        let (tensors, items, degree) = (self.tensors, self.items, self.degree);
-        let (pressure, conflict_bytes) = (&self.pressure, &self.conflict_bytes);
-        let size = |p: usize| tensors[items[p]].size as u128;
-        let length = |p: usize| lifetime_length(&tensors[items[p]]);
-        let area = |p: usize| size(p) * length(p);
-        let key = |p: usize| -> OrderKey {
-            match k {
-                0 => (size(p), 0, 0),
-                1 => (degree[p] as u128, size(p), 0),
-                2 => (length(p), size(p), 0),
-                3 => (area(p), size(p), 0),
-                4 => (pressure[p], size(p), 0),
-                5 => (conflict_bytes[p], size(p), 0),
-                6 => (length(p), area(p), pressure[p]),
-                7 => (pressure[p], area(p), length(p)),
-                _ => (pressure[p], length(p), area(p)),
-            }
-        };
-        // Stable: the position breaks ties. The keys are computed in each
-        // comparison rather than stored, which would cost 7 words a tensor.
-        let mut order: Vec<usize> = fallible::collect(items.len(), 0..items.len())?;
-        order.sort_unstable_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
-        Ok(order)
-    }
-}
-
-/// For each planned tensor, the live bytes at the busiest node of its
-/// lifetime: a sweep over the sections, then a range maximum per tensor over
-/// a bottom-up segment tree, `O(n log n)`.
-fn node_pressure(tensors: &[TensorLifetime], items: &[usize]) -> Result<Vec<u128>, PlanError> {
-    let sections = Sections::new(tensors, items)?;
-    let mut delta = fallible::filled(sections.count + 1, 0i128)?;
-    for (&i, &(lo, hi)) in items.iter().zip(&sections.ranges) {
-        delta[lo] += tensors[i].size as i128;
-        delta[hi] -= tensors[i].size as i128;
-    }
-    let leaves = sections.count.max(1);
-    let mut tree = fallible::filled(2 * leaves, 0u128)?;
-    let mut sum = 0i128;
-    for (s, d) in delta[..sections.count].iter().enumerate() {
-        sum += d;
-        tree[leaves + s] = sum as u128;
-    }
-    for v in (1..leaves).rev() {
-        tree[v] = tree[2 * v].max(tree[2 * v + 1]);
-    }
-    fallible::collect(
-        items.len(),
-        sections.ranges.iter().map(|&(lo, hi)| {
-            let (mut low, mut high, mut most) = (lo + leaves, hi + leaves, 0u128);
-            while low < high {
-                if low & 1 == 1 {
-                    most = most.max(tree[low]);
-                    low += 1;
-                }
-                if high & 1 == 1 {
-                    high -= 1;
-                    most = most.max(tree[high]);
-                }
-                low >>= 1;
-                high >>= 1;
-            }
-            most
-        }),
-    )
-}
-
 /// Places orderings, reusing its scratch.
 struct Placer<'a> {
     conflicts: &'a Conflicts,
@@ -401,11 +314,15 @@ struct Placer<'a> {
     spans: Vec<(usize, usize)>,
     /// Scratch of the lowest-floor rule: each unplaced tensor's key slot.
     position: Vec<usize>,
-    /// Scratch of the lowest-floor heap: each rank's slot in the heap.
-    slot: Vec<usize>,
-    /// Whether the lowest-floor rule keeps its keys in a heap (`O((n + E)
-    /// log n)` per placement) rather than scanning them (`O(n² + E)`): the
-    /// cheaper of the two for this input; both choose the same tensors.
+    /// The lowest-floor heap's floors, and its entries for each key width.
+    floors: ListFloors<'a>,
+    keys64: RadixHeap<u64>,
+    keys128: RadixHeap<u128>,
+    /// Whether the lowest-floor rule keeps its keys in a heap (at most
+    /// `O((n + E) log n)` per placement) rather than scanning them
+    /// (`O(n² + E)`): the cheaper of the two for this input by the same
+    /// measure as before the heap became lazy, so the improvement keeps its
+    /// number of rounds; both choose the same tensors.
     heap: bool,
     /// Greatest common divisor of the sizes (1 if there are none): every
     /// floor is a multiple of it.
@@ -430,7 +347,12 @@ impl<'a> Placer<'a> {
                     .unwrap_or(0),
             )?,
             position: fallible::with_capacity(n)?,
-            slot: fallible::with_capacity(n)?,
+            floors: ListFloors {
+                conflicts,
+                floor: fallible::filled(n, 0)?,
+            },
+            keys64: RadixHeap::default(),
+            keys128: RadixHeap::default(),
             heap: heap_cost(n, entries) < scan_cost(n, entries),
             unit: sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1),
             total: sizes.iter().fold(0usize, |t, &s| t.saturating_add(s)),
@@ -519,69 +441,47 @@ impl<'a> Placer<'a> {
         let units = self.total / self.unit;
         let narrow = units < 1 << 40 && order.len() < 1 << 24;
         match (self.heap, narrow) {
-            (true, true) => self.place_lowest_floor_heap::<u64>(order, bound, deadline),
-            (true, false) => self.place_lowest_floor_heap::<u128>(order, bound, deadline),
+            (true, true) => self.place_lowest_floor_heap(order, bound, deadline, |s| {
+                (&mut s.floors, &mut s.keys64, &mut s.offsets)
+            }),
+            (true, false) => self.place_lowest_floor_heap(order, bound, deadline, |s| {
+                (&mut s.floors, &mut s.keys128, &mut s.offsets)
+            }),
             (false, true) => self.place_lowest_floor_keyed::<u64>(order, bound, deadline),
             (false, false) => self.place_lowest_floor_keyed::<u128>(order, bound, deadline),
         }
     }
 
-    /// The lowest-floor rule on keys `K` in an indexed min-heap: keys
-    /// only rise (a placement raises its conflicts' floors), so a raise sifts
-    /// its key down. `O((n + E) log n)`, `O(n)` scratch. Stops as soon as
-    /// the arena passes `bound`.
+    /// The lowest-floor rule on keys `K` in a lazy min-heap
+    /// ([`lowest_floor`]), floors raised through the conflict lists.
+    /// `O((n + E) + (n + s) log n)` for `s` stale entries, `O(n)` scratch.
+    /// Stops as soon as the arena passes `bound`.
     fn place_lowest_floor_heap<K: Key>(
         &mut self,
         order: &[usize],
         bound: usize,
         deadline: Option<Instant>,
+        heap: fn(&mut Self) -> Parts<'_, ListFloors<'a>, K>,
     ) -> Result<Option<usize>, PlanError> {
-        const GONE: usize = usize::MAX;
-        let n = order.len();
-        // Keys by increasing rank, all at floor 0: already a heap.
-        let mut heap = Heap {
-            keys: fallible::collect(n, (0..n).map(|r| K::new(0, r)))?,
-            slot: &mut self.slot,
-        };
-        heap.slot.clear();
-        heap.slot.extend(0..n);
-        // Each tensor's rank while unplaced.
-        let rank = &mut self.position;
-        rank.clear();
-        rank.resize(n, GONE);
-        for (r, &p) in order.iter().enumerate() {
-            rank[p] = r;
-        }
-        let unit = self.unit;
-        let mut arena = 0usize;
-        while let Some(least) = heap.pop() {
-            if heap.keys.len() % CLOCK_PERIOD == 0 && deadline.is_some_and(|d| Instant::now() >= d)
-            {
-                return Ok(None);
-            }
-            let p = order[least.rank()];
-            rank[p] = GONE;
-            let offset = least.floor() * unit;
-            let end = offset
-                .checked_add(self.sizes[p])
-                .ok_or(PlanError::Overflow {
-                    tensor: self.conflicts.items[p],
-                })?;
-            self.offsets[p] = offset;
-            self.placed[p] = true;
-            arena = arena.max(end);
-            if arena > bound {
-                return Ok(Some(arena)); // cannot win: stop early
-            }
-            let end_units = end / unit;
-            for &q in self.conflicts.neighbours(p) {
-                let r = rank[q];
-                if r != GONE {
-                    heap.raise(r, K::new(end_units, r));
-                }
-            }
-        }
-        Ok(Some(arena))
+        let (sizes, items, unit) = (self.sizes, &self.conflicts.items[..], self.unit);
+        let (mut stale, mut stopped) = (0, false);
+        let (floors, keys, offsets) = heap(self);
+        lowest_floor::place(
+            floors,
+            lowest_floor::Placement {
+                sizes,
+                items,
+                unit,
+                offsets,
+                heap: keys,
+                stale: &mut stale,
+                stale_limit: usize::MAX,
+                stopped: &mut stopped,
+            },
+            order,
+            bound,
+            deadline,
+        )
     }
 
     /// The lowest-floor rule on keys `K`: repeatedly the least (floor, rank)
@@ -650,74 +550,6 @@ impl<'a> Placer<'a> {
     }
 }
 
-/// Children per node of [`Heap`]: a shallow tree, so fewer cache lines are
-/// touched per pop or raise than in a binary heap.
-const ARITY: usize = 4;
-
-/// An indexed [`ARITY`]-ary min-heap of [`Key`]s, one per rank, whose keys
-/// only rise.
-struct Heap<'s, K> {
-    keys: Vec<K>,
-    /// Each rank's index in `keys` (stale once the rank is popped).
-    slot: &'s mut Vec<usize>,
-}
-
-impl<K: Key> Heap<'_, K> {
-    /// The least child of `at`, if it has any.
-    fn least_child(&self, at: usize) -> Option<usize> {
-        let first = ARITY * at + 1;
-        let end = (first + ARITY).min(self.keys.len());
-        (first..end).min_by_key(|&c| self.keys[c])
-    }
-
-    /// Removes and returns the least key: `O(log n)`. The root's hole goes
-    /// down along the least children to a leaf and the last key rises from
-    /// there (it seldom rises far): fewer comparisons than a sift-down.
-    fn pop(&mut self) -> Option<K> {
-        let last = self.keys.pop()?;
-        let Some(&least) = self.keys.first() else {
-            return Some(last);
-        };
-        let mut hole = 0;
-        while let Some(child) = self.least_child(hole) {
-            self.keys[hole] = self.keys[child];
-            self.slot[self.keys[hole].rank()] = hole;
-            hole = child;
-        }
-        while hole > 0 {
-            let parent = (hole - 1) / ARITY;
-            if self.keys[parent] < last {
-                break;
-            }
-            self.keys[hole] = self.keys[parent];
-            self.slot[self.keys[hole].rank()] = hole;
-            hole = parent;
-        }
-        self.keys[hole] = last;
-        self.slot[last.rank()] = hole;
-        Some(least)
-    }
-
-    /// Raises the key of `rank` (in the heap) to `key` if that is larger:
-    /// `O(log n)`.
-    fn raise(&mut self, rank: usize, key: K) {
-        let mut at = self.slot[rank];
-        if self.keys[at] >= key {
-            return;
-        }
-        while let Some(child) = self.least_child(at) {
-            if self.keys[child] >= key {
-                break;
-            }
-            self.keys[at] = self.keys[child];
-            self.slot[self.keys[at].rank()] = at;
-            at = child;
-        }
-        self.keys[at] = key;
-        self.slot[rank] = at;
-    }
-}
-
 /// The first fit (lowest) or best fit (smallest, lowest on ties) free
 /// interval of `size` bytes below the top of the occupied `spans` (offset,
 /// end), sorted by offset; that top when none fits.
@@ -747,8 +579,9 @@ fn scan_cost(n: usize, entries: usize) -> usize {
     n.saturating_mul(n).saturating_add(2 * entries).max(1)
 }
 
-/// Units of work of one lowest-floor placement by the heap: `n` pops and at
-/// most `entries` raises, `log₂ n` steps each.
+/// Units of work of one lowest-floor placement by the heap, as an indexed
+/// heap would do it: `n` pops and at most `entries` raises, `log₂ n` steps
+/// each. The lazy heap does no more; the measure sizes the improvement.
 fn heap_cost(n: usize, entries: usize) -> usize {
     let depth = (usize::BITS - n.leading_zeros()) as usize;
     n.saturating_add(entries).saturating_mul(depth).max(1)
@@ -756,12 +589,24 @@ fn heap_cost(n: usize, entries: usize) -> usize {
 
 /// A (floor in units, rank) key ordered by floor, then rank.
 trait Key: Copy + Ord {
+    /// Bits of a key.
+    const BITS: usize;
+    /// The least key, (0, 0).
+    const ZERO: Self;
     fn new(floor: usize, rank: usize) -> Self;
     fn floor(self) -> usize;
     fn rank(self) -> usize;
+    /// The bit length of `self ^ other` (0 when equal): the bucket of a
+    /// radix heap whose last key is `other`.
+    fn distance(self, other: Self) -> usize;
 }
 
 impl Key for u64 {
+    const BITS: usize = 64;
+    const ZERO: Self = 0;
+    fn distance(self, other: Self) -> usize {
+        (u64::BITS - (self ^ other).leading_zeros()) as usize
+    }
     fn new(floor: usize, rank: usize) -> Self {
         ((floor as u64) << 24) | rank as u64
     }
@@ -774,6 +619,11 @@ impl Key for u64 {
 }
 
 impl Key for u128 {
+    const BITS: usize = 128;
+    const ZERO: Self = 0;
+    fn distance(self, other: Self) -> usize {
+        (u128::BITS - (self ^ other).leading_zeros()) as usize
+    }
     fn new(floor: usize, rank: usize) -> Self {
         ((floor as u128) << 64) | rank as u128
     }
@@ -904,10 +754,10 @@ mod tests {
             let degree: Vec<usize> = (0..items.len())
                 .map(|p| conflicts.neighbours(p).len())
                 .collect();
-            let orders = Orderings::new(&tensors, items, &degree).unwrap();
+            let mut orders = Orderings::new(&tensors, items, &degree, None);
             let mut placer = Placer::new(&conflicts, &sizes).unwrap();
             for k in 0..ORDERINGS {
-                let order = orders.order(k).unwrap();
+                let order = orders.order(k).unwrap().unwrap();
                 for bound in [usize::MAX, 100] {
                     let (arena, expected) = naive_lowest_floor(&tensors, items, &order, bound);
                     for heap in [false, true] {
@@ -939,10 +789,10 @@ mod tests {
             let degree: Vec<usize> = (0..items.len())
                 .map(|p| conflicts.neighbours(p).len())
                 .collect();
-            let orders = Orderings::new(&tensors, items, &degree).unwrap();
+            let mut orders = Orderings::new(&tensors, items, &degree, None);
             let mut placer = Placer::new(&conflicts, &sizes).unwrap();
             for k in [0, 2, 6] {
-                let order = orders.order(k).unwrap();
+                let order = orders.order(k).unwrap().unwrap();
                 for rule in [Rule::BestFit, Rule::FirstFit] {
                     let (arena, offsets) = naive_fit(&tensors, items, &order, rule);
                     let got = placer.place(&order, rule, usize::MAX, None).unwrap();
@@ -1038,5 +888,24 @@ mod tests {
         let total: usize = tensors.iter().map(|t| t.size).sum();
         assert_eq!(plan.arena_size, total);
         assert_sound(&tensors, &plan);
+    }
+
+    /// With its deadline already passed, the planner answers `None` on
+    /// tables of both paths (with lists and without), at every set-up step.
+    #[test]
+    fn a_passed_deadline_gives_no_plan() {
+        let window: Vec<TensorLifetime> = (0..5000)
+            .map(|i| TensorLifetime::new(64 * (1 + i % 13), i, i + 10))
+            .collect();
+        let dense: Vec<TensorLifetime> = (0..3000)
+            .map(|i| TensorLifetime::new(64 * (1 + i % 7), i % 5, 10))
+            .collect();
+        assert!(Degrees::new(&window).unwrap().lists_fit());
+        assert!(!Degrees::new(&dense).unwrap().lists_fit());
+        for tensors in [window, dense] {
+            let peak = try_peak_live_bytes(&tensors).unwrap();
+            let passed = Some(Instant::now());
+            assert!(plan(&tensors, peak, passed).unwrap().is_none());
+        }
     }
 }

@@ -1,0 +1,381 @@
+//! The lowest-floor rule, shared by the planner with conflict lists and the
+//! one without: repeatedly place the unplaced tensor of least (floor, rank)
+//! key at its floor, where its floor is the top of the placed tensors whose
+//! lifetimes meet its own and its rank is its place in the ordering.
+//!
+//! # Algorithm
+//!
+//! A lazy min-heap ([`RadixHeap`]). Floors only rise, so an entry pushed with a tensor's
+//! floor of the time never exceeds its current key. When the least entry is
+//! popped and its floor is the tensor's current one, its key is the least of
+//! all current keys (every other entry is at least it and at most its
+//! tensor's current key): the rule's choice. Otherwise the entry is stale
+//! and goes back with the current floor. Each unplaced tensor has exactly
+//! one entry, so the heap never holds more than `n`.
+//!
+//! Every tensor starts at floor 0 in rank order, and every raised floor is
+//! above 0 (sizes are positive): the entries `(0, r)` are walked in rank
+//! order by a cursor before the heap is read, with no heap operation for
+//! the tensors placed at 0.
+//!
+//! A placement raises floors through [`Floors`]: by conflict lists (a
+//! maximum per conflict, `O(1)`), or by a segment tree over the sections of
+//! the timeline ([`SectionFloors`]: a range maximum per read, a range
+//! "chmax" per placement, `O(log n)` each), which needs no lists.
+//!
+//! # What is exact
+//!
+//! The same tensor at every step as the rule's definition (tested against
+//! it), so the same plan as any exact implementation of the rule.
+//!
+//! # Complexity
+//!
+//! `O((n + s) log n)` heap work for `s` stale entries (at most one per
+//! floor increase), plus the [`Floors`]' reads and raises.
+
+use std::time::Instant;
+
+use super::{Key, CLOCK_PERIOD};
+use crate::error::PlanError;
+use crate::offsets::conflicts::{Conflicts, Sections};
+use crate::sys::fallible;
+
+/// Where the floors of the unplaced tensors come from. Floors are in units
+/// (the gcd of the sizes).
+pub(super) trait Floors {
+    /// Every floor back to 0, nothing placed.
+    fn reset(&mut self);
+    /// The current floor of the unplaced position `p`.
+    fn floor(&mut self, p: usize) -> usize;
+    /// Position `p` is placed with its top at `end` units.
+    fn place(&mut self, p: usize, end: usize);
+}
+
+/// A placer's floors, heap and offsets, borrowed together.
+pub(super) type Parts<'s, F, K> = (&'s mut F, &'s mut RadixHeap<K>, &'s mut [usize]);
+
+/// What a lowest-floor placement reads and writes besides the floors.
+pub(super) struct Placement<'s, K> {
+    /// Each position's size in bytes, a multiple of `unit`.
+    pub(super) sizes: &'s [usize],
+    /// Each position's input index (for overflow errors).
+    pub(super) items: &'s [usize],
+    /// Greatest common divisor of the sizes (1 if none).
+    pub(super) unit: usize,
+    /// Each position's offset, written by the placement.
+    pub(super) offsets: &'s mut [usize],
+    /// The heap, reused between placements.
+    pub(super) heap: &'s mut RadixHeap<K>,
+    /// Number of stale entries the last placement met (its work beyond `n`
+    /// heap operations).
+    pub(super) stale: &'s mut usize,
+    /// A placement that meets more stale entries per tensor placed (or per
+    /// sixteenth of the tensors, early on) stops, answering `None` and
+    /// setting `stopped`.
+    pub(super) stale_limit: usize,
+    pub(super) stopped: &'s mut bool,
+}
+
+/// Places every tensor of `order` by the lowest-floor rule; returns the
+/// arena, or `None` if `deadline` passed first (the clock is read every
+/// [`CLOCK_PERIOD`] entries). Stops as soon as the arena passes `bound`
+/// (the offsets are then partial).
+///
+/// Errors: [`PlanError::Overflow`] if an end offset would pass `usize::MAX`;
+/// [`PlanError::OutOfMemory`].
+pub(super) fn place<K: Key>(
+    floors: &mut impl Floors,
+    at: Placement<'_, K>,
+    order: &[usize],
+    bound: usize,
+    deadline: Option<Instant>,
+) -> Result<Option<usize>, PlanError> {
+    floors.reset();
+    at.heap.clear();
+    let limits = Limits {
+        bound,
+        stale: at.stale_limit,
+        deadline,
+    };
+    let (arena, stale, stopped) = run(
+        floors, at.heap, at.sizes, at.items, at.unit, at.offsets, order, limits,
+    )?;
+    *at.stale = stale;
+    *at.stopped = stopped;
+    Ok(arena)
+}
+
+/// A radix heap of [`Key`]s: a min-heap for keys that never go below the
+/// last one popped, as the lowest-floor rule's are. Bucket `b` holds the
+/// keys whose highest bit differing from the last popped key is bit
+/// `b - 1`; a pop empties the lowest non-empty bucket into lower ones
+/// around its least key. Each key moves down at most [`Key::BITS`] times,
+/// and usually once or twice: `O(1)` amortised per push and pop in
+/// practice, with no comparisons along a tree.
+pub(super) struct RadixHeap<K> {
+    buckets: Vec<Vec<K>>,
+    last: K,
+    len: usize,
+}
+
+impl<K: Key> Default for RadixHeap<K> {
+    fn default() -> Self {
+        RadixHeap {
+            buckets: Vec::new(),
+            last: K::ZERO,
+            len: 0,
+        }
+    }
+}
+
+impl<K: Key> RadixHeap<K> {
+    /// Empties the heap; its last key back to the least.
+    fn clear(&mut self) {
+        for bucket in &mut self.buckets {
+            bucket.clear();
+        }
+        self.last = K::ZERO;
+        self.len = 0;
+    }
+
+    /// Adds `key`, at least the last key popped. Errors:
+    /// [`PlanError::OutOfMemory`].
+    fn push(&mut self, key: K) -> Result<(), PlanError> {
+        if self.buckets.is_empty() {
+            self.buckets = fallible::collect(K::BITS + 1, (0..=K::BITS).map(|_| Vec::new()))?;
+        }
+        fallible::push(&mut self.buckets[key.distance(self.last)], key)?;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Removes and returns the least key. Errors:
+    /// [`PlanError::OutOfMemory`].
+    fn pop(&mut self) -> Result<Option<K>, PlanError> {
+        if self.len == 0 {
+            return Ok(None);
+        }
+        if self.buckets[0].is_empty() {
+            let Some(b) = (1..self.buckets.len()).find(|&b| !self.buckets[b].is_empty()) else {
+                return Ok(None);
+            };
+            let mut moving = std::mem::take(&mut self.buckets[b]);
+            self.last = moving.iter().copied().min().unwrap_or(self.last);
+            // Every key of bucket `b` differs from the new last key below
+            // bit `b - 1`: it goes to a lower bucket.
+            for &key in &moving {
+                fallible::push(&mut self.buckets[key.distance(self.last)], key)?;
+            }
+            moving.clear();
+            self.buckets[b] = moving;
+        }
+        self.len -= 1;
+        Ok(self.buckets[0].pop())
+    }
+}
+
+/// Where a placement stops.
+struct Limits {
+    /// Once the arena passes it.
+    bound: usize,
+    /// Once more stale entries per tensor placed have been met.
+    stale: usize,
+    /// Once it has passed.
+    deadline: Option<Instant>,
+}
+
+/// The loop of [`place`] on its heap; the arena (or `None`) and the number
+/// of stale entries met.
+#[allow(clippy::too_many_arguments)]
+fn run<K: Key>(
+    floors: &mut impl Floors,
+    heap: &mut RadixHeap<K>,
+    sizes: &[usize],
+    items: &[usize],
+    unit: usize,
+    offsets: &mut [usize],
+    order: &[usize],
+    limits: Limits,
+) -> Result<(Option<usize>, usize, bool), PlanError> {
+    let Limits {
+        bound,
+        stale: stale_limit,
+        deadline,
+    } = limits;
+    let n = order.len();
+    let mut cursor = 0;
+    let mut stale = 0usize;
+    let mut steps = 0usize;
+    let mut arena = 0usize;
+    let mut placed = 0usize;
+    let early = (n / 16).max(1);
+    loop {
+        steps += 1;
+        if steps % CLOCK_PERIOD == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok((None, stale, false));
+        }
+        // The least entry: the cursor's (floor 0) before any in the heap.
+        let (p, floor) = if cursor < n {
+            let r = cursor;
+            cursor += 1;
+            let p = order[r];
+            let floor = floors.floor(p);
+            if floor > 0 {
+                heap.push(K::new(floor, r))?;
+                continue;
+            }
+            (p, 0)
+        } else {
+            let Some(least) = heap.pop()? else {
+                break;
+            };
+            let p = order[least.rank()];
+            let floor = floors.floor(p);
+            if floor > least.floor() {
+                stale += 1;
+                if stale > stale_limit.saturating_mul(placed.max(early)) {
+                    return Ok((None, stale, true));
+                }
+                heap.push(K::new(floor, least.rank()))?;
+                continue;
+            }
+            (p, floor)
+        };
+        let offset = floor * unit;
+        let end = offset
+            .checked_add(sizes[p])
+            .ok_or(PlanError::Overflow { tensor: items[p] })?;
+        offsets[p] = offset;
+        arena = arena.max(end);
+        if arena > bound {
+            return Ok((Some(arena), stale, false)); // cannot win: stop early
+        }
+        placed += 1;
+        // Sizes are multiples of the unit, so `end` is too.
+        floors.place(p, end / unit);
+    }
+    Ok((Some(arena), stale, false))
+}
+
+/// Floors by conflict lists: each position's floor in an array, raised by
+/// every placed conflict (`O(1)` each); a placed position's floor is
+/// [`PLACED`], which no raise lowers.
+pub(super) struct ListFloors<'a> {
+    pub(super) conflicts: &'a Conflicts,
+    pub(super) floor: Vec<usize>,
+}
+
+/// The floor of a placed position in [`ListFloors`].
+const PLACED: usize = usize::MAX;
+
+impl Floors for ListFloors<'_> {
+    fn reset(&mut self) {
+        self.floor.fill(0);
+    }
+    fn floor(&mut self, p: usize) -> usize {
+        self.floor[p]
+    }
+    fn place(&mut self, p: usize, end: usize) {
+        self.floor[p] = PLACED;
+        for &q in self.conflicts.neighbours(p) {
+            let floor = &mut self.floor[q];
+            *floor = (*floor).max(end);
+        }
+    }
+}
+
+/// Floors without conflict lists: `H(s)`, the top of the placed tensors
+/// live in section `s`, in a segment tree over the sections; a tensor's
+/// floor is the maximum of `H` over its sections (the placed tensors whose
+/// lifetimes meet its own are exactly those sharing a section with it).
+/// Placing a tensor raises `H` to its top over its sections.
+///
+/// Each node keeps `tag`, a raise of its whole range, and `top`, the most
+/// of the tags in its subtree. A raise sets the tags of the range's
+/// canonical nodes and the tops of their ancestors (all on the paths from
+/// the range's two end leaves); a read takes the tops of the canonical
+/// nodes and the tags on those two paths. `O(log n)` each, no lazy pushes.
+pub(super) struct SectionFloors {
+    /// Section range `lo..hi` of each position.
+    ranges: Vec<(usize, usize)>,
+    /// Leaves: a power of two, at least the number of sections.
+    leaves: usize,
+    tag: Vec<usize>,
+    top: Vec<usize>,
+}
+
+impl SectionFloors {
+    /// The tree over `sections`. Errors: [`PlanError::OutOfMemory`].
+    pub(super) fn new(sections: Sections) -> Result<Self, PlanError> {
+        let leaves = sections.count.max(1).next_power_of_two();
+        Ok(SectionFloors {
+            ranges: sections.ranges,
+            leaves,
+            tag: fallible::filled(2 * leaves, 0)?,
+            top: fallible::filled(2 * leaves, 0)?,
+        })
+    }
+}
+
+impl Floors for SectionFloors {
+    fn reset(&mut self) {
+        self.tag.fill(0);
+        self.top.fill(0);
+    }
+
+    fn floor(&mut self, p: usize) -> usize {
+        let (lo, hi) = self.ranges[p];
+        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
+        let mut most = 0;
+        // The tags on the paths from both end leaves to the root: each of
+        // those nodes holds a leaf of the range.
+        let (mut a, mut b) = (l, r - 1);
+        while a > 0 {
+            most = most.max(self.tag[a]).max(self.tag[b]);
+            a >>= 1;
+            b >>= 1;
+        }
+        // The canonical nodes' tops.
+        while l < r {
+            if l & 1 == 1 {
+                most = most.max(self.top[l]);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                most = most.max(self.top[r]);
+            }
+            l >>= 1;
+            r >>= 1;
+        }
+        most
+    }
+
+    fn place(&mut self, p: usize, end: usize) {
+        let (lo, hi) = self.ranges[p];
+        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
+        let (mut a, mut b) = (l, r - 1);
+        while l < r {
+            if l & 1 == 1 {
+                self.tag[l] = self.tag[l].max(end);
+                self.top[l] = self.top[l].max(end);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                self.tag[r] = self.tag[r].max(end);
+                self.top[r] = self.top[r].max(end);
+            }
+            l >>= 1;
+            r >>= 1;
+        }
+        // Every ancestor of a canonical node lies on one of the two paths,
+        // and every node on them holds a leaf of the range.
+        while a > 0 {
+            self.top[a] = self.top[a].max(end);
+            self.top[b] = self.top[b].max(end);
+            a >>= 1;
+            b >>= 1;
+        }
+    }
+}

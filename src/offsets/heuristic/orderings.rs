@@ -1,0 +1,358 @@
+//! The nine orderings of the heuristic, each a stable sort of the planned
+//! tensors in decreasing key (ties keep input order).
+//!
+//! # Algorithm
+//!
+//! A key is a chain of up to three components among size, number of
+//! conflicts, lifetime length, area (size × length), pressure (the live
+//! bytes at the tensor's busiest node) and conflict bytes (the total bytes
+//! of its conflicts). Each component is turned once, on first use, into
+//! dense ranks (0 for the largest value, equal values equal ranks), so an
+//! ordering's key is its components' ranks and the position packed into one
+//! integer (`u64` when they fit, else `u128`): a plain integer sort gives
+//! the order of the lexicographic comparison of the values, ties broken by
+//! position, with no key recomputed per comparison.
+//!
+//! # Complexity
+//!
+//! `O(n log n)` per component (once) and per ordering; `O(n)` memory: one
+//! `u32` rank per tensor and component, and the keys of one ordering at a
+//! time. The deadline is read between the steps and every
+//! [`DEADLINE_PERIOD`] tensors of the passes over them.
+
+use std::cmp::Reverse;
+use std::time::Instant;
+
+use crate::error::PlanError;
+use crate::offsets::conflicts::{self, late, lifetime_length, Sections, DEADLINE_PERIOD};
+use crate::offsets::TensorLifetime;
+use crate::sys::fallible;
+
+/// Number of orderings.
+pub(super) const ORDERINGS: usize = 9;
+
+/// A component of the orderings' keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Component {
+    Size,
+    Degree,
+    Length,
+    Area,
+    Pressure,
+    ConflictBytes,
+}
+
+/// Number of [`Component`]s.
+const COMPONENTS: usize = 6;
+
+/// The components of ordering `k`'s key, the most significant first.
+fn components(k: usize) -> &'static [Component] {
+    use Component::{Area, ConflictBytes, Degree, Length, Pressure, Size};
+    match k {
+        0 => &[Size],
+        1 => &[Degree, Size],
+        2 => &[Length, Size],
+        3 => &[Area, Size],
+        4 => &[Pressure, Size],
+        5 => &[ConflictBytes, Size],
+        6 => &[Length, Area, Pressure],
+        7 => &[Pressure, Area, Length],
+        _ => &[Pressure, Length, Area],
+    }
+}
+
+/// The orderings of the planned tensors, one at a time (holding them all
+/// would cost `9n` words).
+pub(super) struct Orderings<'a> {
+    tensors: &'a [TensorLifetime],
+    items: &'a [usize],
+    degree: &'a [usize],
+    deadline: Option<Instant>,
+    /// Each component's dense rank by position (0 for the largest value);
+    /// empty until first used.
+    ranks: [Vec<u32>; COMPONENTS],
+}
+
+impl<'a> Orderings<'a> {
+    /// The orderings of the tensors `items` (each with `degree[p]`
+    /// conflicts); the work is done as orderings are asked for, and stops
+    /// (answering `None`) once `deadline` has passed.
+    pub(super) fn new(
+        tensors: &'a [TensorLifetime],
+        items: &'a [usize],
+        degree: &'a [usize],
+        deadline: Option<Instant>,
+    ) -> Self {
+        Orderings {
+            tensors,
+            items,
+            degree,
+            deadline,
+            ranks: Default::default(),
+        }
+    }
+
+    /// Ordering `k` (below [`ORDERINGS`]) as a sequence of positions in
+    /// `items`: a stable sort in decreasing key, `O(n log n)`; `None` if the
+    /// deadline passed first.
+    pub(super) fn order(&mut self, k: usize) -> Result<Option<Vec<usize>>, PlanError> {
+        let n = self.items.len();
+        if n > u32::MAX as usize {
+            return self.order_by_comparison(k);
+        }
+        let parts = components(k);
+        for &c in parts {
+            if self.ranks[c as usize].len() != n && !self.rank(c)? {
+                return Ok(None);
+            }
+        }
+        if late(self.deadline) {
+            return Ok(None);
+        }
+        // Bits of a rank or a position (both below n).
+        let bits = (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1);
+        let key = |p: usize| -> u128 {
+            let ranks = parts.iter().fold(0u128, |key, &c| {
+                (key << bits) | self.ranks[c as usize][p] as u128
+            });
+            (ranks << bits) | p as u128
+        };
+        let mask = (1u128 << bits) - 1;
+        let fields = parts.len() as u32 + 1;
+        // Keys are distinct (the position is in them): unstable is stable.
+        if fields * bits <= 64 {
+            let mut keys: Vec<u64> = fallible::collect(n, (0..n).map(|p| key(p) as u64))?;
+            keys.sort_unstable();
+            Ok(Some(fallible::collect(
+                n,
+                keys.iter().map(|&key| (key as u128 & mask) as usize),
+            )?))
+        } else {
+            let mut keys: Vec<u128> = fallible::collect(n, (0..n).map(key))?;
+            keys.sort_unstable();
+            Ok(Some(fallible::collect(
+                n,
+                keys.iter().map(|&key| (key & mask) as usize),
+            )?))
+        }
+    }
+
+    /// Fills in the dense ranks of component `c`; false if the deadline
+    /// passed first.
+    fn rank(&mut self, c: Component) -> Result<bool, PlanError> {
+        let (tensors, items) = (self.tensors, self.items);
+        let size = |p: usize| tensors[items[p]].size;
+        let length = |p: usize| lifetime_length(&tensors[items[p]]);
+        let ranks = match c {
+            Component::Size => dense_ranks(items.len(), size, self.deadline)?,
+            Component::Degree => dense_ranks(items.len(), |p| self.degree[p], self.deadline)?,
+            Component::Length => dense_ranks(items.len(), length, self.deadline)?,
+            Component::Area => {
+                dense_ranks(items.len(), |p| size(p) as u128 * length(p), self.deadline)?
+            }
+            Component::Pressure | Component::ConflictBytes => {
+                let values = if c == Component::Pressure {
+                    node_pressure(tensors, items, self.deadline)?
+                } else {
+                    conflicts::conflict_bytes_until(tensors, items, self.deadline)?
+                };
+                let Some(values) = values else {
+                    return Ok(false);
+                };
+                dense_ranks(items.len(), |p| values[p], self.deadline)?
+            }
+        };
+        let Some(ranks) = ranks else {
+            return Ok(false);
+        };
+        self.ranks[c as usize] = ranks;
+        Ok(true)
+    }
+
+    /// Ordering `k` by a comparison sort on the keys' values, computed in
+    /// each comparison: the definition of the orderings, for tables too
+    /// large for `u32` ranks. `O(n log n)` comparisons.
+    pub(super) fn order_by_comparison(&self, k: usize) -> Result<Option<Vec<usize>>, PlanError> {
+        let (tensors, items, degree) = (self.tensors, self.items, self.degree);
+        let parts = components(k);
+        let pressure = if parts.contains(&Component::Pressure) {
+            node_pressure(tensors, items, self.deadline)?
+        } else {
+            Some(Vec::new())
+        };
+        let conflict_bytes = if parts.contains(&Component::ConflictBytes) {
+            conflicts::conflict_bytes_until(tensors, items, self.deadline)?
+        } else {
+            Some(Vec::new())
+        };
+        let (Some(pressure), Some(conflict_bytes)) = (pressure, conflict_bytes) else {
+            return Ok(None);
+        };
+        let size = |p: usize| tensors[items[p]].size as u128;
+        let length = |p: usize| lifetime_length(&tensors[items[p]]);
+        let value = |c: Component, p: usize| -> u128 {
+            match c {
+                Component::Size => size(p),
+                Component::Degree => degree[p] as u128,
+                Component::Length => length(p),
+                Component::Area => size(p) * length(p),
+                Component::Pressure => pressure[p],
+                Component::ConflictBytes => conflict_bytes[p],
+            }
+        };
+        let key = |p: usize| -> (u128, u128, u128) {
+            let mut key = [0u128; 3];
+            for (slot, &c) in key.iter_mut().zip(parts) {
+                *slot = value(c, p);
+            }
+            (key[0], key[1], key[2])
+        };
+        let mut order: Vec<usize> = fallible::collect(items.len(), 0..items.len())?;
+        order.sort_unstable_by(|&a, &b| key(b).cmp(&key(a)).then(a.cmp(&b)));
+        Ok(Some(order))
+    }
+}
+
+/// The dense ranks of `value(p)` for `p` in `0..n` (`n` at most
+/// `u32::MAX + 1`): 0 for the largest value, equal values equal ranks.
+/// `None` if `deadline` passed first.
+fn dense_ranks<T: Ord + Copy>(
+    n: usize,
+    value: impl Fn(usize) -> T,
+    deadline: Option<Instant>,
+) -> Result<Option<Vec<u32>>, PlanError> {
+    let mut sorted: Vec<(T, u32)> = fallible::with_capacity(n)?;
+    for p in 0..n {
+        if p % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+            return Ok(None);
+        }
+        sorted.push((value(p), p as u32));
+    }
+    sorted.sort_unstable_by_key(|&(value, _)| Reverse(value));
+    if late(deadline) {
+        return Ok(None);
+    }
+    let mut ranks = fallible::filled(n, 0u32)?;
+    let mut rank = 0u32;
+    for k in 1..n {
+        if sorted[k].0 != sorted[k - 1].0 {
+            rank += 1;
+        }
+        ranks[sorted[k].1 as usize] = rank;
+    }
+    Ok(Some(ranks))
+}
+
+/// For each planned tensor, the live bytes at the busiest node of its
+/// lifetime: a sweep over the sections, then a range maximum per tensor over
+/// a bottom-up segment tree, `O(n log n)`; `None` if `deadline` passed
+/// first.
+fn node_pressure(
+    tensors: &[TensorLifetime],
+    items: &[usize],
+    deadline: Option<Instant>,
+) -> Result<Option<Vec<u128>>, PlanError> {
+    let Some(sections) = Sections::new_until(tensors, items, deadline)? else {
+        return Ok(None);
+    };
+    let mut delta = fallible::filled(sections.count + 1, 0i128)?;
+    for (&i, &(lo, hi)) in items.iter().zip(&sections.ranges) {
+        delta[lo] += tensors[i].size as i128;
+        delta[hi] -= tensors[i].size as i128;
+    }
+    let leaves = sections.count.max(1);
+    let mut tree = fallible::filled(2 * leaves, 0u128)?;
+    let mut sum = 0i128;
+    for (s, d) in delta[..sections.count].iter().enumerate() {
+        sum += d;
+        tree[leaves + s] = sum as u128;
+    }
+    for v in (1..leaves).rev() {
+        tree[v] = tree[2 * v].max(tree[2 * v + 1]);
+    }
+    if late(deadline) {
+        return Ok(None);
+    }
+    let mut pressure = fallible::with_capacity(items.len())?;
+    for (k, &(lo, hi)) in sections.ranges.iter().enumerate() {
+        if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+            return Ok(None);
+        }
+        let (mut low, mut high, mut most) = (lo + leaves, hi + leaves, 0u128);
+        while low < high {
+            if low & 1 == 1 {
+                most = most.max(tree[low]);
+                low += 1;
+            }
+            if high & 1 == 1 {
+                high -= 1;
+                most = most.max(tree[high]);
+            }
+            low >>= 1;
+            high >>= 1;
+        }
+        pressure.push(most);
+    }
+    Ok(Some(pressure))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offsets::conflicts::Degrees;
+    use crate::rng::XorShift;
+
+    /// The ranked orderings equal the comparison sort on the keys' values
+    /// (the orderings' definition), on seeded tables with many equal keys
+    /// and sizes of every width, below and above the `u64` packing's limit.
+    #[test]
+    fn ranked_orderings_equal_the_comparison_sort() {
+        let mut rng = XorShift(0x3141_5926_5358_9793);
+        for case in 0..300 {
+            let count = if case % 10 == 0 {
+                70_000 + rng.below(2000)
+            } else {
+                rng.below(200)
+            };
+            let horizon = 1 + rng.below(if case % 3 == 0 { 10 } else { 5000 });
+            let tensors: Vec<TensorLifetime> = (0..count)
+                .map(|_| {
+                    let first = rng.below(horizon);
+                    let span = if rng.below(4) == 0 { horizon } else { 5 };
+                    let last = first + rng.below(span);
+                    let size = match rng.below(4) {
+                        0 => 0,
+                        1 => 1 + rng.below(3),
+                        2 => 64 * (1 + rng.below(64)),
+                        _ => usize::MAX / (1 + rng.below(8)),
+                    };
+                    TensorLifetime::new(size, first, last)
+                })
+                .collect();
+            let degrees = Degrees::new(&tensors).unwrap();
+            let mut orders = Orderings::new(&tensors, &degrees.items, &degrees.degree, None);
+            for k in 0..ORDERINGS {
+                let ranked = orders.order(k).unwrap().unwrap();
+                let compared = orders.order_by_comparison(k).unwrap().unwrap();
+                assert_eq!(ranked, compared, "ordering {k}, case {case}");
+            }
+        }
+    }
+
+    /// A deadline already passed stops the orderings: `None`.
+    #[test]
+    fn a_passed_deadline_gives_no_ordering() {
+        let tensors: Vec<TensorLifetime> =
+            (0..100).map(|i| TensorLifetime::new(8, i, i + 3)).collect();
+        let degrees = Degrees::new(&tensors).unwrap();
+        let mut orders = Orderings::new(
+            &tensors,
+            &degrees.items,
+            &degrees.degree,
+            Some(Instant::now()),
+        );
+        for k in 0..ORDERINGS {
+            assert_eq!(orders.order(k).unwrap(), None);
+        }
+    }
+}
