@@ -116,11 +116,23 @@ pub(crate) fn plan(
     peak: usize,
     deadline: Option<Instant>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
+    plan_knowing(tensors, peak, deadline, None)
+}
+
+/// [`plan`], given the greedy plan of `tensors` when the caller has made it
+/// already (the path without conflict lists uses it as a candidate rather
+/// than making it again).
+pub(crate) fn plan_knowing(
+    tensors: &[TensorLifetime],
+    peak: usize,
+    deadline: Option<Instant>,
+    greedy: Option<&MemoryPlan>,
+) -> Result<Option<MemoryPlan>, PlanError> {
     let Some(degrees) = Degrees::new_until(tensors, deadline)? else {
         return Ok(None); // out of time
     };
     if !degrees.lists_fit() {
-        return scalable::plan(tensors, degrees, peak, deadline);
+        return scalable::plan(tensors, degrees, peak, deadline, greedy);
     }
     let Some(conflicts) = Conflicts::from_degrees_until(tensors, degrees, deadline)? else {
         return Ok(None); // out of time

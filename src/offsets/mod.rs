@@ -230,7 +230,7 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
     if greedy.arena_size <= peak {
         return Ok(greedy);
     }
-    match heuristic::plan(rounded, peak, None)? {
+    match heuristic::plan_knowing(rounded, peak, None, Some(&greedy))? {
         // Never worse than the greedy plan by its rules; kept as a guard.
         Some(plan) if plan.arena_size <= greedy.arena_size => Ok(plan),
         _ => Ok(greedy),
@@ -247,9 +247,10 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 /// 2. The greedy plan, abandoned at the deadline.
 /// 3. The heuristic's plan, abandoned at the deadline less the greedy
 ///    plan's time, and not begun with less than three times the greedy
-///    plan's time left: its set-up, before it first reads the clock, and
-///    each stretch between its readings cost up to about a greedy run (on
-///    tables without conflict lists it makes the greedy plan again).
+///    plan's time left: its sorts and each stretch between its clock
+///    readings cost up to about a greedy run (on tables without conflict
+///    lists it is given the greedy plan, and makes it only if the greedy
+///    was late).
 ///
 /// Each step is skipped once a plan meets `peak`, the lower bound.
 ///
@@ -267,25 +268,28 @@ fn capped_start(
     if best.arena_size <= peak || greedy_began >= deadline {
         return Ok((best, online_took));
     }
-    if let Some(greedy) = greedy::plan_until(rounded, Some(deadline))? {
-        if greedy.arena_size <= best.arena_size {
-            best = greedy;
+    let greedy = greedy::plan_until(rounded, Some(deadline))?;
+    if let Some(plan) = &greedy {
+        if plan.arena_size <= best.arena_size {
+            best.clone_from(plan);
         }
     }
     let now = Instant::now();
-    // The heuristic reads the clock only once it places, and between its
-    // orderings and placements: its set-up (conflict counts, lists or a
-    // tree, the orderings) and each stretch between readings (an ordering's
-    // keys and sort, a placement's set-up; without lists, the greedy plan
-    // again) cost up to about a greedy run. So it is begun only with three
-    // greedy runs' time left, and given the cap less one greedy run as its
-    // deadline, that the stretch it is in when that passes ends by the cap.
+    // The heuristic reads the clock in its set-up every few thousand
+    // items, but not inside its sorts, nor within a stretch between its
+    // placements' readings (an ordering's sort, a placement's set-up), each
+    // of which costs up to about a greedy run. So it is begun only with
+    // three greedy runs' time left, and given the cap less one greedy run
+    // as its deadline, that the stretch it is in when that passes ends by
+    // the cap.
     let greedy_took = now.saturating_duration_since(greedy_began);
     if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took.saturating_mul(3)
     {
         return Ok((best, online_took));
     }
-    if let Some(plan) = heuristic::plan(rounded, peak, Some(deadline - greedy_took))? {
+    let heuristic_deadline = Some(deadline - greedy_took);
+    if let Some(plan) = heuristic::plan_knowing(rounded, peak, heuristic_deadline, greedy.as_ref())?
+    {
         if plan.arena_size <= best.arena_size {
             best = plan;
         }

@@ -50,13 +50,16 @@ use super::{heap_cost, improve, rounds, spread, Best, Placement, ORDERINGS};
 use super::{Key, Orderings};
 use crate::error::PlanError;
 use crate::offsets::conflicts::{gcd, late, Degrees, Sections};
-use crate::offsets::greedy::try_plan_offsets;
+use crate::offsets::greedy::plan_until;
 use crate::offsets::{MemoryPlan, TensorLifetime};
 use crate::sys::fallible;
+use std::borrow::Cow;
 
 /// Plans `tensors` (sizes rounded, lifetimes validated; `degrees` counted
 /// from them) without conflict lists; `None` if `deadline` passes before a
-/// plan is made.
+/// plan is made. `greedy` is the greedy plan of `tensors` if the caller has
+/// made it already (best fit on the size ordering is one of the candidates);
+/// otherwise it is made here when needed.
 ///
 /// Errors: [`PlanError::Overflow`] if an end offset would pass `usize::MAX`;
 /// [`PlanError::OutOfMemory`].
@@ -65,8 +68,22 @@ pub(super) fn plan(
     degrees: Degrees,
     peak: usize,
     deadline: Option<Instant>,
+    greedy: Option<&MemoryPlan>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
-    plan_with(tensors, degrees, peak, deadline, STALE_PER_TENSOR)
+    plan_with(tensors, degrees, peak, deadline, greedy, STALE_PER_TENSOR)
+}
+
+/// The greedy plan of `tensors`: `known` if the caller has it, else made
+/// now, or `None` if `deadline` passes first.
+fn greedy_plan<'k>(
+    tensors: &[TensorLifetime],
+    known: Option<&'k MemoryPlan>,
+    deadline: Option<Instant>,
+) -> Result<Option<Cow<'k, MemoryPlan>>, PlanError> {
+    Ok(match known {
+        Some(plan) => Some(Cow::Borrowed(plan)),
+        None => plan_until(tensors, deadline)?.map(Cow::Owned),
+    })
 }
 
 /// [`plan`], leaving the section tree once the first placement meets more
@@ -76,6 +93,7 @@ fn plan_with(
     degrees: Degrees,
     peak: usize,
     deadline: Option<Instant>,
+    known_greedy: Option<&MemoryPlan>,
     stale_per_tensor: usize,
 ) -> Result<Option<MemoryPlan>, PlanError> {
     let items = &degrees.items;
@@ -99,7 +117,16 @@ fn plan_with(
         // Floors rise many times while their tensors wait: the k-d tree.
         drop(sectioned);
         let tree = FloorTree::new(tensors, items, &sizes, deadline)?;
-        return plan_by_tree(tensors, &degrees, &sizes, tree, orders, size_order, peak);
+        return plan_by_tree(
+            tensors,
+            &degrees,
+            &sizes,
+            tree,
+            orders,
+            size_order,
+            peak,
+            known_greedy,
+        );
     }
     sectioned.stale_limit = usize::MAX;
     let Some(first) = first else {
@@ -119,9 +146,11 @@ fn plan_with(
     let mut placer = sectioned;
 
     // Best fit on the size ordering: the greedy.
-    let greedy = try_plan_offsets(tensors)?;
+    let Some(greedy) = greedy_plan(tensors, known_greedy, deadline)? else {
+        return Ok(None); // out of time
+    };
     if greedy.arena_size <= peak {
-        return Ok(Some(greedy)); // optimal
+        return Ok(Some(greedy.into_owned())); // optimal
     }
     let mut best = Best {
         arena: greedy.arena_size,
@@ -198,6 +227,7 @@ const SCALABLE_WORK: usize = 1 << 26;
 
 /// The plan by the k-d tree `tree`, from the size ordering on, within the
 /// budget of [`SCALABLE_WORK`] visits.
+#[allow(clippy::too_many_arguments)]
 fn plan_by_tree(
     tensors: &[TensorLifetime],
     degrees: &Degrees,
@@ -206,6 +236,7 @@ fn plan_by_tree(
     mut orders: Orderings<'_>,
     size_order: Vec<usize>,
     peak: usize,
+    known_greedy: Option<&MemoryPlan>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
     let deadline = placer.deadline;
     let items = &degrees.items;
@@ -227,9 +258,11 @@ fn plan_by_tree(
     let mut work = placer.visits;
 
     // Best fit on the size ordering: the greedy.
-    let greedy = try_plan_offsets(tensors)?;
+    let Some(greedy) = greedy_plan(tensors, known_greedy, deadline)? else {
+        return Ok(None); // out of time
+    };
     if greedy.arena_size <= peak {
-        return Ok(Some(greedy)); // optimal
+        return Ok(Some(greedy.into_owned())); // optimal
     }
     let mut best = Best {
         arena: greedy.arena_size,
@@ -457,10 +490,12 @@ mod tests {
                 })
                 .collect();
             let peak = try_peak_live_bytes(&tensors).unwrap();
-            let greedy = try_plan_offsets(&tensors).unwrap().arena_size;
+            let greedy = crate::offsets::greedy::try_plan_offsets(&tensors)
+                .unwrap()
+                .arena_size;
             for limit in [0, usize::MAX] {
                 let degrees = Degrees::new(&tensors).unwrap();
-                let plan = plan_with(&tensors, degrees, peak, None, limit)
+                let plan = plan_with(&tensors, degrees, peak, None, None, limit)
                     .unwrap()
                     .unwrap();
                 let mut top = 0;
