@@ -6,7 +6,7 @@
 //! Below a few hundred tensors this beats the index of [`super::index`],
 //! whose set-up (ranks, tree, unions) costs more than the scans it saves.
 
-use super::TensorLifetime;
+use super::{Clock, Stop, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
 
@@ -28,15 +28,17 @@ struct Placed {
 ///
 /// Errors and complexity: those of [`place`], plus `O(k log k)` per
 /// placement for `k` conflicts.
-pub(super) fn place_in_order(
+pub(super) fn place_in_order<C: Clock>(
     tensors: &[TensorLifetime],
     order: &[usize],
     offsets: &mut [usize],
-) -> Result<usize, PlanError> {
+    clock: C,
+) -> Result<usize, Stop<C::Late>> {
     let mut placed: Vec<Placed> = fallible::with_capacity(order.len())?;
     let mut blocks: Vec<(usize, usize)> = fallible::with_capacity(order.len())?;
     let mut arena_size = 0usize;
-    for &i in order {
+    for (step, &i) in order.iter().enumerate() {
+        clock.check_at(step)?;
         let TensorLifetime {
             size,
             first_use,
@@ -73,14 +75,16 @@ pub(super) fn place_in_order(
 ///
 /// Complexity: `O(n²)` time (one scan of the placed tensors and one shift
 /// of the list per placement), `O(n)` memory.
-pub(super) fn place(
+pub(super) fn place<C: Clock>(
     tensors: &[TensorLifetime],
     order: &[usize],
     offsets: &mut [usize],
-) -> Result<usize, PlanError> {
+    clock: C,
+) -> Result<usize, Stop<C::Late>> {
     let mut placed: Vec<Placed> = fallible::with_capacity(order.len())?;
     let mut arena_size = 0usize;
-    for &i in order {
+    for (step, &i) in order.iter().enumerate() {
+        clock.check_at(step)?;
         let TensorLifetime {
             size,
             first_use,

@@ -2,7 +2,7 @@
 //! coalesced unions of placed ranges, so a placement gathers a few short
 //! unions instead of one range per conflicting tensor.
 
-use super::TensorLifetime;
+use super::{Clock, Stop, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
 use crate::sys::pages::prefetch;
@@ -349,12 +349,24 @@ fn cover_height(ranks: &[(usize, usize)], rank_count: usize, bucket_bits: u32) -
 
 impl PlacedIndex {
     /// Lays out the index for `tensors` placed in `order`; nothing is placed.
-    pub(super) fn new(tensors: &[TensorLifetime], order: &[usize]) -> Result<Self, PlanError> {
+    /// Reads `clock` between the steps of the set-up.
+    pub(super) fn new<C: Clock>(
+        tensors: &[TensorLifetime],
+        order: &[usize],
+        clock: C,
+    ) -> Result<Self, Stop<C::Late>> {
         let (ranks, endpoint_count) = super::keys::endpoint_ranks(tensors, order)?;
+        clock.check()?;
         let rank_count = endpoint_count.max(1);
         let bucket_bits = bucket_bits(&ranks, rank_count)?;
         let cover_height = cover_height(&ranks, rank_count, bucket_bits);
-        Self::with_shape(ranks, rank_count, bucket_bits, cover_height)
+        clock.check()?;
+        Ok(Self::with_shape(
+            ranks,
+            rank_count,
+            bucket_bits,
+            cover_height,
+        )?)
     }
 
     /// [`Self::new`] with the shape given instead of chosen.

@@ -66,16 +66,116 @@ use crate::sys::fallible;
 /// Complexity: see the module documentation; `O(n² log n)` time and
 /// `O(n log n)` memory in the worst case.
 pub fn try_plan_offsets(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
+    plan(tensors, NoDeadline).map_err(|stop| match stop {
+        Stop::Error(error) => error,
+        Stop::Late(never) => match never {},
+    })
+}
+
+/// [`try_plan_offsets`], or `Ok(None)` if `deadline` passes before the plan
+/// is complete; with no deadline never `None`. A plan returned is exactly
+/// that of [`try_plan_offsets`], never a partial one.
+///
+/// The clock is read between the set-up steps (the sorts, the index's
+/// layout) and every [`CLOCK_PERIOD`] placements, so the call returns
+/// within about one such stretch of work after the deadline.
+///
+/// Errors: those of [`try_plan_offsets`] (a late call may return `Ok(None)`
+/// before finding them, except the invalid lifetime, which is always
+/// checked first). Complexity: that of [`try_plan_offsets`].
+#[allow(dead_code)]
+pub(crate) fn plan_until(
+    tensors: &[TensorLifetime],
+    deadline: Option<std::time::Instant>,
+) -> Result<Option<MemoryPlan>, PlanError> {
+    match plan(tensors, Deadline(deadline)) {
+        Ok(plan) => Ok(Some(plan)),
+        Err(Stop::Late(())) => Ok(None),
+        Err(Stop::Error(error)) => Err(error),
+    }
+}
+
+/// Placements between two readings of the clock of [`plan_until`].
+const CLOCK_PERIOD: usize = 1024;
+
+/// Why a plan stopped: an error, or the clock's deadline (`L` is `()` for a
+/// deadline, the empty [`core::convert::Infallible`] when there is none, so
+/// that [`try_plan_offsets`] has no late path at all).
+pub(super) enum Stop<L> {
+    Error(PlanError),
+    Late(L),
+}
+
+impl<L> From<PlanError> for Stop<L> {
+    fn from(error: PlanError) -> Self {
+        Stop::Error(error)
+    }
+}
+
+/// The clock a plan reads between its steps.
+pub(super) trait Clock: Copy {
+    /// What [`Stop::Late`] carries.
+    type Late;
+    /// `Err` once the deadline has passed.
+    fn check(self) -> Result<(), Stop<Self::Late>>;
+    /// [`Self::check`] at every [`CLOCK_PERIOD`]-th `step`, `Ok` at the others.
+    #[inline]
+    fn check_at(self, step: usize) -> Result<(), Stop<Self::Late>> {
+        if step % CLOCK_PERIOD == CLOCK_PERIOD - 1 {
+            self.check()
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// No deadline: never late.
+#[derive(Clone, Copy)]
+pub(super) struct NoDeadline;
+
+impl Clock for NoDeadline {
+    type Late = core::convert::Infallible;
+    #[inline]
+    fn check(self) -> Result<(), Stop<Self::Late>> {
+        Ok(())
+    }
+    #[inline]
+    fn check_at(self, _: usize) -> Result<(), Stop<Self::Late>> {
+        Ok(())
+    }
+}
+
+/// Late from the instant given on (never, without one).
+#[derive(Clone, Copy)]
+pub(super) struct Deadline(Option<std::time::Instant>);
+
+impl Clock for Deadline {
+    type Late = ();
+    #[inline]
+    fn check(self) -> Result<(), Stop<()>> {
+        match self.0 {
+            Some(deadline) if std::time::Instant::now() >= deadline => Err(Stop::Late(())),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// [`try_plan_offsets`] reading `clock` between its steps.
+fn plan<C: Clock>(tensors: &[TensorLifetime], clock: C) -> Result<MemoryPlan, Stop<C::Late>> {
     check_lifetimes(tensors)?;
+    clock.check()?;
     let order = keys::placement_order(tensors)?;
+    clock.check()?;
     let mut offsets = fallible::filled(tensors.len(), 0usize)?;
     let arena_size = if order.len() <= IN_ORDER_UP_TO {
-        direct::place_in_order(tensors, &order, &mut offsets)?
+        direct::place_in_order(tensors, &order, &mut offsets, clock)?
     } else if direct_costs_less(tensors, &order)? {
-        direct::place(tensors, &order, &mut offsets)?
+        clock.check()?;
+        direct::place(tensors, &order, &mut offsets, clock)?
     } else {
-        let mut placed = index::PlacedIndex::new(tensors, &order)?;
-        place(tensors, &order, &mut offsets, &mut placed)?
+        let mut placed = index::PlacedIndex::new(tensors, &order, clock)?;
+        clock.check()?;
+        place(tensors, &order, &mut offsets, &mut placed, clock)?
     };
     Ok(MemoryPlan {
         offsets,
@@ -124,12 +224,13 @@ fn direct_costs_less(tensors: &[TensorLifetime], order: &[usize]) -> Result<bool
 
 /// Places the tensors of `order` by best fit among the ranges `placed`
 /// gathers; writes `offsets` and returns the arena.
-fn place(
+fn place<C: Clock>(
     tensors: &[TensorLifetime],
     order: &[usize],
     offsets: &mut [usize],
     placed: &mut index::PlacedIndex,
-) -> Result<usize, PlanError> {
+    clock: C,
+) -> Result<usize, Stop<C::Late>> {
     // No gap shorter than the smallest tensor can ever be chosen.
     let smallest = order.last().map_or(0, |&i| tensors[i].size);
     // The sizes in placement order, gathered in one loop whose loads are
@@ -142,6 +243,7 @@ fn place(
         fallible::collect(order.len(), order.iter().map(|&i| tensors[i].size))?;
     let mut arena_size = 0usize;
     for (step, &i) in order.iter().enumerate() {
+        clock.check_at(step)?;
         placed.prefetch(step);
         let size = sizes[step];
         let offset = placed.best_fit(step, size)?;
@@ -219,6 +321,78 @@ pub fn plan_offsets(tensors: &[TensorLifetime]) -> MemoryPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, Instant};
+
+    /// The error of a step run with no deadline, as a test failure.
+    fn fail<T>(stop: Stop<core::convert::Infallible>) -> T {
+        match stop {
+            Stop::Error(error) => panic!("{error}"),
+            Stop::Late(never) => match never {},
+        }
+    }
+
+    /// Tables that take each path of the planner: the scan in placement
+    /// order, the direct scan, and the index.
+    fn tables_of_every_path() -> Vec<Vec<TensorLifetime>> {
+        let mut rng = crate::rng::XorShift(0x5EED_000A);
+        [5, IN_ORDER_UP_TO, 300, 3000, 20_000]
+            .iter()
+            .map(|&n| {
+                (0..n)
+                    .map(|i| {
+                        let span = if rng.below(16) == 0 { 500 } else { 8 };
+                        TensorLifetime::new(1 + rng.below(4000), i, i + rng.below(span))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn plan_until_without_a_deadline_or_before_it_is_the_plan() {
+        let later = Instant::now() + Duration::from_secs(24 * 3600);
+        for tensors in tables_of_every_path() {
+            let plan = try_plan_offsets(&tensors).unwrap();
+            if tensors.len() <= 3000 {
+                assert_eq!(naive_plan(&tensors), plan);
+            }
+            assert_eq!(plan_until(&tensors, None).unwrap().as_ref(), Some(&plan));
+            assert_eq!(plan_until(&tensors, Some(later)).unwrap(), Some(plan));
+        }
+    }
+
+    #[test]
+    fn plan_until_a_passed_deadline_returns_no_plan() {
+        let passed = Instant::now();
+        for tensors in tables_of_every_path() {
+            assert_eq!(plan_until(&tensors, Some(passed)).unwrap(), None);
+        }
+        // The lifetimes are checked before the clock.
+        let invalid = [TensorLifetime::new(4, 0, 1), TensorLifetime::new(4, 3, 2)];
+        assert_eq!(
+            plan_until(&invalid, Some(passed)),
+            Err(PlanError::InvalidLifetime {
+                tensor: 1,
+                first_use: 3,
+                last_use: 2
+            })
+        );
+    }
+
+    #[test]
+    fn plan_until_returns_the_whole_plan_or_none_whatever_the_deadline() {
+        // Deadlines that may pass anywhere in the call: the outcome is the
+        // whole plan or nothing, never a part of one.
+        let tensors = tables_of_every_path().pop().unwrap();
+        let plan = try_plan_offsets(&tensors).unwrap();
+        for micros in [0, 1, 10, 100, 1000, 10_000, 100_000] {
+            let deadline = Instant::now() + Duration::from_micros(micros);
+            match plan_until(&tensors, Some(deadline)).unwrap() {
+                Some(late) => assert_eq!(late, plan),
+                None => assert!(Instant::now() >= deadline),
+            }
+        }
+    }
 
     /// The naive oracle: every placed tensor is scanned for a conflict, as
     /// the specification states it.
@@ -272,7 +446,8 @@ mod tests {
                     let mut index =
                         index::PlacedIndex::shaped(&tensors, &order, bucket_bits, cover_height)
                             .unwrap();
-                    let arena = place(&tensors, &order, &mut offsets, &mut index).unwrap();
+                    let arena = place(&tensors, &order, &mut offsets, &mut index, NoDeadline)
+                        .unwrap_or_else(fail);
                     let shape = (bucket_bits, cover_height);
                     assert_eq!(
                         (&offsets, arena, shape),
@@ -296,7 +471,8 @@ mod tests {
                 let mut offsets = vec![0; tensors.len()];
                 let mut index =
                     index::PlacedIndex::shaped(tensors, &order, bucket_bits, cover_height).unwrap();
-                let arena = place(tensors, &order, &mut offsets, &mut index).unwrap();
+                let arena = place(tensors, &order, &mut offsets, &mut index, NoDeadline)
+                    .unwrap_or_else(fail);
                 assert_eq!((offsets, arena), (naive.offsets.clone(), naive.arena_size));
             }
         }
@@ -309,14 +485,16 @@ mod tests {
         assert_eq!(plan_offsets(tensors), naive);
         let order = keys::placement_order(tensors).unwrap();
         let mut offsets = vec![0; tensors.len()];
-        let arena = direct::place(tensors, &order, &mut offsets).unwrap();
+        let arena = direct::place(tensors, &order, &mut offsets, NoDeadline).unwrap_or_else(fail);
         assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
         let mut offsets = vec![0; tensors.len()];
-        let arena = direct::place_in_order(tensors, &order, &mut offsets).unwrap();
+        let arena =
+            direct::place_in_order(tensors, &order, &mut offsets, NoDeadline).unwrap_or_else(fail);
         assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
         let mut offsets = vec![0; tensors.len()];
-        let mut index = index::PlacedIndex::new(tensors, &order).unwrap();
-        let arena = place(tensors, &order, &mut offsets, &mut index).unwrap();
+        let mut index = index::PlacedIndex::new(tensors, &order, NoDeadline).unwrap_or_else(fail);
+        let arena =
+            place(tensors, &order, &mut offsets, &mut index, NoDeadline).unwrap_or_else(fail);
         assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
     }
 
