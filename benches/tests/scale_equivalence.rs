@@ -106,10 +106,25 @@ const FAMILIES: [&str; 6] = [
 
 #[test]
 fn every_family_equals_the_literal_greedy_on_both_sides_of_the_crossovers() {
-    // The planner scans directly up to 512 tensors, and dense tables up to
-    // 8192; these sizes fall on both sides of the first.
+    // The planner scans in placement order up to 128 tensors, directly up
+    // to 256, and dense tables (one pair in 32 conflicting, one in 16 above
+    // 1024 tensors) up to 8192; these sizes fall on both sides of the first
+    // three.
     for name in FAMILIES {
-        for (count, seed) in [(1, 1), (7, 2), (200, 3), (512, 4), (513, 5), (900, 6)] {
+        for (count, seed) in [
+            (1, 1),
+            (7, 2),
+            (128, 11),
+            (129, 12),
+            (200, 3),
+            (256, 13),
+            (257, 14),
+            (512, 4),
+            (513, 5),
+            (900, 6),
+            (1024, 15),
+            (1025, 16),
+        ] {
             assert_same_plan(
                 &format!("{name}({count}, {seed})"),
                 &family(name, count, seed),

@@ -23,10 +23,13 @@
 //! cost more than the scans it saves ([`direct`]): up to
 //! [`IN_ORDER_UP_TO`] tensors, the specification's scan over one contiguous
 //! list in placement order; up to [`DIRECT_UP_TO`] tensors, and up to
-//! [`DENSE_DIRECT_UP_TO`] when at least one pair in 16 conflicts, a scan of
-//! the placed tensors kept sorted by offset, which reads best fit off in the
-//! same pass. The thresholds come from instruction counts over the shape
-//! families of issue 21; every path gives the same plan. At scale the
+//! [`DENSE_DIRECT_UP_TO`] when the table is dense (at least one pair in 32
+//! conflicts, one in 16 above [`SPARSER_DENSE_UP_TO`] tensors, estimated
+//! from a few sampled tensors), a scan of the placed tensors kept sorted by
+//! offset, which reads best fit off in the same pass. Larger sparse tables
+//! take the index. The thresholds come from instruction and branch-miss
+//! counts over the shape families of issue 21, the networks and the
+//! MiniMalloc tables; every path gives the same plan. At scale the
 //! placement order and the endpoint ranks are radix sorts of packed keys
 //! ([`keys`]).
 //!
@@ -167,59 +170,98 @@ fn plan<C: Clock>(tensors: &[TensorLifetime], clock: C) -> Result<MemoryPlan, St
     let order = keys::placement_order(tensors)?;
     clock.check()?;
     let mut offsets = fallible::filled(tensors.len(), 0usize)?;
-    let arena_size = if order.len() <= IN_ORDER_UP_TO {
-        direct::place_in_order(tensors, &order, &mut offsets, clock)?
-    } else if direct_costs_less(tensors, &order)? {
-        clock.check()?;
-        direct::place(tensors, &order, &mut offsets, clock)?
-    } else {
-        let mut placed = index::PlacedIndex::new(tensors, &order, clock)?;
-        clock.check()?;
-        place(tensors, &order, &mut offsets, &mut placed, clock)?
-    };
+    let arena_size = place_by_shape(tensors, &order, &mut offsets, clock)?;
     Ok(MemoryPlan {
         offsets,
         arena_size,
     })
 }
+/// Places the tensors of `order` on the path that costs least for the
+/// table's size and density (every path gives the same plan); writes
+/// `offsets` and returns the arena.
+fn place_by_shape<C: Clock>(
+    tensors: &[TensorLifetime],
+    order: &[usize],
+    offsets: &mut [usize],
+    clock: C,
+) -> Result<usize, Stop<C::Late>> {
+    let n = order.len();
+    if n <= IN_ORDER_UP_TO {
+        direct::place_in_order(tensors, order, offsets, clock)
+    } else if n <= DIRECT_UP_TO || (n <= DENSE_DIRECT_UP_TO && is_dense(tensors, n, dense_from(n)))
+    {
+        clock.check()?;
+        direct::place(tensors, order, offsets, clock)
+    } else {
+        let mut placed = index::PlacedIndex::new(tensors, order, clock)?;
+        clock.check()?;
+        place(tensors, order, offsets, &mut placed, clock)
+    }
+}
 
-/// Up to this many planned tensors the scan in placement order
-/// ([`direct::place_in_order`]) is the cheapest path (see there why).
+/// Up to this many planned tensors a sparse table takes the scan in
+/// placement order ([`direct::place_in_order`]); above, the index's set-up
+/// costs less than the scans it saves.
 const IN_ORDER_UP_TO: usize = 128;
 
-/// Up to this many planned tensors the direct scan ([`direct`]) costs less
-/// than the index's set-up and queries on every shape measured (callgrind
-/// instruction counts over the six shape families of issue 21).
-const DIRECT_UP_TO: usize = 512;
+/// Up to this many planned tensors every table takes the direct scan
+/// ([`direct::place`]): below, the index's set-up costs more than the
+/// scans it saves even on the sparsest tables.
+const DIRECT_UP_TO: usize = 256;
 
-/// Up to this many planned tensors the direct scan still costs less than
-/// the index on dense tables, where most pairs conflict and the index
-/// gathers nearly as many ranges as the scan visits.
+/// Up to this many planned tensors a dense table takes the direct scan in
+/// offset order ([`direct::place`]): where most pairs conflict, the index
+/// gathers nearly as many ranges as the scan visits, and the scan in
+/// placement order sorts them all.
 const DENSE_DIRECT_UP_TO: usize = 8192;
 
-/// Whether the direct scan is the cheaper path for the tensors of `order`:
-/// always up to [`DIRECT_UP_TO`] tensors, and up to [`DENSE_DIRECT_UP_TO`]
-/// when at least one pair in 16 conflicts (counted among pairs with
-/// distinct first uses, a sort and two binary searches per tensor). The
-/// choice changes the cost only: both paths give the same plan.
-fn direct_costs_less(tensors: &[TensorLifetime], order: &[usize]) -> Result<bool, PlanError> {
-    let n = order.len();
-    if n <= DIRECT_UP_TO {
-        return Ok(true);
+/// Tensors whose conflicts [`is_dense`] counts.
+const DENSITY_SAMPLES: usize = 8;
+
+/// Up to this many planned tensors the index costs more than the direct
+/// scan from one conflicting pair in 32 on (its set-up weighs more there);
+/// above, from one in 16.
+const SPARSER_DENSE_UP_TO: usize = 1024;
+
+/// The density from which the direct scan costs less than the index for
+/// `planned` tensors, as `one_in` for one pair in `one_in`.
+fn dense_from(planned: usize) -> usize {
+    if planned <= SPARSER_DENSE_UP_TO {
+        32
+    } else {
+        16
     }
-    if n > DENSE_DIRECT_UP_TO {
-        return Ok(false);
+}
+
+/// Whether at least one pair in `one_in` of the `planned` tensors of
+/// `tensors` conflicts, as estimated from [`DENSITY_SAMPLES`] planned
+/// tensors spread evenly over the input (usually over time) and their
+/// conflicts with every planned tensor. The estimate chooses the path
+/// only: every path gives the same plan.
+///
+/// Complexity: `O(n)` time (`8 n` comparisons, without branches), no
+/// memory.
+fn is_dense(tensors: &[TensorLifetime], planned: usize, one_in: usize) -> bool {
+    let samples = planned.min(DENSITY_SAMPLES);
+    if samples < 2 {
+        return false;
     }
-    let mut firsts: Vec<usize> = fallible::collect(n, order.iter().map(|&i| tensors[i].first_use))?;
-    firsts.sort_unstable();
-    let pairs = order.iter().fold(0usize, |sum, &i| {
-        let t = &tensors[i];
-        let later = firsts.partition_point(|&f| f <= t.last_use)
-            - firsts.partition_point(|&f| f <= t.first_use);
-        sum + later
-    });
-    // Half of the n² ordered pairs are the n²/2 unordered ones.
-    Ok(pairs.saturating_mul(32) >= n * n)
+    let (mut meets, mut taken) = (0usize, 0usize);
+    let spread = tensors
+        .iter()
+        .filter(|t| t.size > 0)
+        .step_by(planned / samples);
+    for sample in spread.take(samples) {
+        taken += 1;
+        meets += tensors
+            .iter()
+            .filter(|t| {
+                (t.size > 0) & (t.first_use <= sample.last_use) & (sample.first_use <= t.last_use)
+            })
+            .count();
+    }
+    // Each sample meets itself; the others are the pairs counted.
+    (meets - taken).saturating_mul(one_in) >= taken * (planned - 1)
 }
 
 /// Places the tensors of `order` by best fit among the ranges `placed`
@@ -478,8 +520,8 @@ mod tests {
         }
     }
 
-    /// The direct scan and the index on the same table, whatever
-    /// [`DIRECT_UP_TO`] would choose, and the choice itself.
+    /// The scans and the index on the same table, whatever
+    /// [`place_by_shape`] would choose, and the choice itself.
     fn assert_both_paths_are_naive(tensors: &[TensorLifetime]) {
         let naive = naive_plan(tensors);
         assert_eq!(plan_offsets(tensors), naive);
@@ -509,10 +551,12 @@ mod tests {
             2,
             IN_ORDER_UP_TO,
             IN_ORDER_UP_TO + 1,
-            DIRECT_UP_TO - 1,
             DIRECT_UP_TO,
             DIRECT_UP_TO + 1,
+            513,
             700,
+            SPARSER_DENSE_UP_TO,
+            SPARSER_DENSE_UP_TO + 1,
         ] {
             for shape in 0..4 {
                 let horizon = [3, 40, 400, 5000][shape];
@@ -537,7 +581,7 @@ mod tests {
         }
         // Overflow: tensor 0 ends at 2^63 and tensor 1 meets it, so its end
         // would be 2^64; the planner names it on both paths.
-        for planned in [3, IN_ORDER_UP_TO + 3, DIRECT_UP_TO + 3] {
+        for planned in [3, IN_ORDER_UP_TO + 3, DIRECT_UP_TO + 3, 515] {
             let half = usize::MAX / 2 + 1;
             let mut tensors = vec![TensorLifetime::new(half, 0, 1)];
             tensors.extend((1..planned).map(|i| TensorLifetime::new(half, i, i)));
@@ -546,6 +590,43 @@ mod tests {
                 Err(PlanError::Overflow { tensor: 1 })
             );
         }
+    }
+
+    #[test]
+    fn the_density_estimate_tells_dense_tables_from_sparse_ones_at_every_threshold() {
+        for planned in [
+            DIRECT_UP_TO + 1,
+            SPARSER_DENSE_UP_TO,
+            SPARSER_DENSE_UP_TO + 1,
+            DENSE_DIRECT_UP_TO,
+        ] {
+            for length in [0, planned / 256, planned / 4] {
+                // Every third tensor is empty: not planned, not counted.
+                let mut tensors = Vec::new();
+                for i in 0..planned {
+                    tensors.push(TensorLifetime::new(8 + i % 5, i, i + length));
+                    if i % 3 == 0 {
+                        tensors.push(TensorLifetime::new(0, 0, usize::MAX));
+                    }
+                }
+                // The oracle: every pair of planned tensors.
+                let live: Vec<&TensorLifetime> = tensors.iter().filter(|t| t.size > 0).collect();
+                let pairs = (0..planned)
+                    .flat_map(|i| (0..i).map(move |j| (i, j)))
+                    .filter(|&(i, j)| live[i].overlaps(live[j]))
+                    .count();
+                let all = planned * (planned - 1) / 2;
+                for one_in in [16, 32] {
+                    // Far from the threshold, the estimate agrees.
+                    if pairs * one_in >= 2 * all {
+                        assert!(is_dense(&tensors, planned, one_in), "{planned} {length}");
+                    } else if 2 * pairs * one_in < all {
+                        assert!(!is_dense(&tensors, planned, one_in), "{planned} {length}");
+                    }
+                }
+            }
+        }
+        assert!(!is_dense(&[TensorLifetime::new(4, 0, 9)], 1, 16));
     }
 
     #[test]
