@@ -856,10 +856,13 @@ fn no_time() -> PlanOptions {
 }
 
 #[test]
-fn a_spent_budget_stops_every_phase_after_the_greedy_plan() {
-    // With no time at all the call may place the greedy's plan and nothing
-    // more: no heuristic, no search node, and no second search when a plain
-    // problem's plan passes its capacity.
+fn a_spent_budget_stops_every_phase_after_the_first_plan() {
+    // With no time at all the call may place one plan and nothing more: no
+    // heuristic, no search node, and no second search when a plain
+    // problem's plan passes its capacity. The first plan is the greedy's for
+    // a constrained problem and the online first-fit plan for a plain one
+    // (`SearchBudget::time`; tests/search_budget.rs checks it against a naive
+    // first fit), so its soundness and capacity are what is checked here.
     let mut rng = Rng::new(29);
     let (mut checked, mut refused) = (0, 0);
     for case in 0..300 {
@@ -883,17 +886,14 @@ fn a_spent_budget_stops_every_phase_after_the_greedy_plan() {
         let mut options = no_time();
         options.alignment = inst.alignment.max(1);
         let tag = format!("case {case} {inst:?}");
-        let greedy = inst.plan(Strategy::Greedy);
         match try_plan_problem(&inst.problem(), &options) {
             Ok(report) => {
                 assert_eq!(report.search_nodes, 0, "{tag}");
-                assert_eq!(Ok(&report.plan), greedy.as_ref().map(|r| &r.plan), "{tag}");
                 assert_eq!(inst.violation(&report.plan.offsets, true), None, "{tag}");
                 checked += 1;
             }
             Err(PlanError::DoesNotFit { proven, .. }) => {
                 assert!(!proven, "{tag}: fits in {minimum}");
-                assert!(greedy.is_err(), "{tag}");
                 refused += 1;
             }
             Err(e) => panic!("{tag}: {e}"),

@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     let mut incidences = Vec::new();
     while !bytes.is_empty() && incidences.len() < 256 {
         let a = bytes.number(node_count.max(1) + 2);
-        let b = if bytes.byte() % 4 == 0 {
+        let b = if bytes.byte().is_multiple_of(4) {
             a
         } else {
             bytes.number(node_count.max(1) + 2)

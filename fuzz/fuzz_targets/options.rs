@@ -39,7 +39,10 @@ fuzz_target!(|data: &[u8]| {
     let p = buffer.0.as_mut_ptr().cast::<aether_plan_options>();
     unsafe { p.write(options) };
     // Sometimes one byte past the known fields is set.
-    let tail_byte = (bytes.byte() % 4 == 0).then(|| KNOWN + bytes.byte() as usize % 200);
+    let tail_byte = bytes
+        .byte()
+        .is_multiple_of(4)
+        .then(|| KNOWN + bytes.byte() as usize % 200);
     if let Some(k) = tail_byte {
         buffer.0[k] = 1 | bytes.byte();
     }

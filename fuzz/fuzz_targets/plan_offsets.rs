@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
     while !bytes.is_empty() && tensors.len() < 64 {
         let size = bytes.number(4096);
         let first_use = bytes.number(32);
-        let last_use = if bytes.byte() % 8 == 0 {
+        let last_use = if bytes.byte().is_multiple_of(8) {
             bytes.number(32)
         } else {
             first_use.saturating_add(bytes.byte() as usize % 8)

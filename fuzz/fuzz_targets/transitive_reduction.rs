@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
     let mut edges = Vec::new();
     while !bytes.is_empty() && edges.len() < 96 {
         let source = bytes.number(64);
-        let target = if bytes.byte() % 4 == 0 {
+        let target = if bytes.byte().is_multiple_of(4) {
             bytes.number(72)
         } else {
             source.saturating_add(1 + bytes.byte() as usize % 8)
@@ -52,12 +52,12 @@ fuzz_target!(|data: &[u8]| {
         AETHER_STATUS_OK
     );
 
-    let capacity = if mode % 4 == 0 {
+    let capacity = if mode.is_multiple_of(4) {
         bytes.byte() as usize % (m + 1)
     } else {
         m
     };
-    let in_place = mode % 3 == 0 && capacity <= m;
+    let in_place = mode.is_multiple_of(3) && capacity <= m;
     let mut out = vec![POISON; m + 1];
     let mut count = 0x5A5A_5A5A_5A5A_5A5Ausize;
     let status = unsafe {

@@ -50,8 +50,8 @@ impl<'a> Bytes<'a> {
 }
 
 /// The tests' one set of naive oracles (and their seeded generator),
-/// shared with the workspace's tests rather than copied.
-#[allow(dead_code)]
+/// shared with the workspace's tests rather than copied (the file allows
+/// its own unused parts).
 #[path = "../../tests/common/oracles.rs"]
 mod oracles;
 

@@ -422,8 +422,8 @@ impl Search {
             }
             section_unplaced[lo] = section_unplaced[lo].wrapping_add(sizes[p]);
             section_unplaced[hi] = section_unplaced[hi].wrapping_sub(sizes[p]);
-            spanning[lo] += 1;
-            spanning[hi - 1] -= 1;
+            spanning[lo] = spanning[lo].wrapping_add(1);
+            spanning[hi - 1] = spanning[hi - 1].wrapping_sub(1);
         }
         section_unplaced.pop();
         spanning.pop();
