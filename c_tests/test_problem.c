@@ -2,7 +2,8 @@
  * aether_plan_problem from C: per-tensor alignment, gaps with windows, fixed
  * offsets, hints, reuse and a capacity, with every plan checked node by
  * node by an occupancy checker written here; the new statuses and the
- * explain call that names what is at fault.
+ * explain call that names what is at fault; the progress callback of
+ * aether_plan_problem_observed.
  *
  * Prints "N passed, M failed" and exits non-zero on any failure.
  */
@@ -271,11 +272,91 @@ static void test_unsound_reuse_and_fixed_empty_tensors_are_refused(void) {
   }
 }
 
+/* A progress callback of aether_plan_problem_observed: keeps what it saw. */
+typedef struct {
+  aether_search_progress seen[64];
+  size_t count, calls;
+} progress_log;
+
+static int log_progress(const aether_search_progress *progress, void *user) {
+  progress_log *log = (progress_log *)user;
+  if (log->count < 64) log->seen[log->count++] = *progress;
+  log->calls++;
+  return 0;
+}
+
+/* The observed call plans as aether_plan_problem does, and its progress
+ * only improves, ending at the report's arena and bound. */
+static void test_the_observed_problem_plan_is_the_problem_plan(void) {
+  enum { N = 30 };
+  static progress_log log;
+  aether_tensor_lifetime t[N];
+  size_t alignments[N], want[N], got[N], i, k;
+  unsigned searched = 0, differ = 0, out_of_order = 0, dishonoured = 0;
+  uint64_t seed;
+  for (seed = 0; seed < 16; seed++) {
+    aether_plan_options options = options_for(AETHER_STRATEGY_SEARCH);
+    aether_plan_report a = new_report(), b = new_report();
+    aether_problem p;
+    aether_status sa, sb;
+    rng_state = seed * 104729u + 3;
+    for (i = 0; i < N; i++) {
+      size_t x = rng_below(30), y = rng_below(30);
+      t[i].size = 1 + rng_below(100);
+      t[i].first_use = x < y ? x : y;
+      t[i].last_use = x < y ? y : x;
+      alignments[i] = i % 3 == 0 ? 32 : 1;
+    }
+    AETHER_PROBLEM_INIT(&p);
+    p.alignments = alignments;
+    p.alignment_count = N;
+    options.budget_nodes = 400;
+    memset(&log, 0, sizeof log);
+    sa = aether_plan_problem(t, N, &p, &options, want, &a);
+    sb = aether_plan_problem_observed(t, N, &p, &options, log_progress, &log, got, &b);
+    CHECK_STATUS(sa, AETHER_STATUS_OK);
+    CHECK_STATUS(sb, AETHER_STATUS_OK);
+    if (memcmp(want, got, sizeof want) != 0 || a.arena_size != b.arena_size ||
+        a.lower_bound != b.lower_bound || a.search_nodes != b.search_nodes)
+      differ++;
+    if (!honoured(t, N, &p, got, b.arena_size)) dishonoured++;
+    if (log.calls == 0) continue;
+    searched++;
+    if (log.seen[0].nodes != 0) out_of_order++;
+    for (k = 0; k < log.count; k++) {
+      const aether_search_progress *q = &log.seen[k];
+      if (q->struct_size != sizeof *q || q->lower_bound > q->best_arena) out_of_order++;
+      if (k > 0 && (q->nodes < log.seen[k - 1].nodes ||
+                    q->best_arena > log.seen[k - 1].best_arena ||
+                    q->lower_bound < log.seen[k - 1].lower_bound))
+        out_of_order++;
+    }
+    if (log.count == log.calls && (log.seen[log.count - 1].best_arena != b.arena_size ||
+                                   log.seen[log.count - 1].lower_bound != b.lower_bound))
+      out_of_order++;
+  }
+  CHECK(searched > 0);
+  CHECK(differ == 0);
+  CHECK(out_of_order == 0);
+  CHECK(dishonoured == 0);
+  /* NULL progress: aether_plan_problem itself. */
+  {
+    aether_plan_options options = options_for(AETHER_STRATEGY_SEARCH);
+    aether_plan_report r = new_report();
+    aether_problem p;
+    AETHER_PROBLEM_INIT(&p);
+    CHECK_STATUS(aether_plan_problem_observed(t, N, &p, &options, NULL, NULL, got, &r),
+                 AETHER_STATUS_OK);
+    CHECK(r.arena_size >= r.lower_bound);
+  }
+}
+
 int main(void) {
   test_every_constraint_is_honoured();
   test_no_constraint_is_the_plain_plan();
   test_does_not_fit_is_told_and_writes_nothing();
   test_bad_constraints_are_named();
   test_unsound_reuse_and_fixed_empty_tensors_are_refused();
+  test_the_observed_problem_plan_is_the_problem_plan();
   return report();
 }

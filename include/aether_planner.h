@@ -242,10 +242,10 @@ typedef struct aether_plan_report {
 } aether_plan_report;
 
 /**
- * What a search has reached, as `aether_plan_offsets_observed` passes it
- * to its callback. Filled by the library: read the fields up to
- * `struct_size` (later versions may add fields at the end); valid only
- * during the callback.
+ * What a search has reached, as `aether_plan_offsets_observed` and
+ * `aether_plan_problem_observed` pass it to their callback. Filled by the
+ * library: read the fields up to `struct_size` (later versions may add
+ * fields at the end); valid only during the callback.
  */
 typedef struct aether_search_progress {
   /**
@@ -259,7 +259,9 @@ typedef struct aether_search_progress {
    */
   uint64_t nodes;
   /**
-   * Arena of the best plan found so far (the starting plan's at first).
+   * Arena of the best plan found so far (the starting plan's at first);
+   * `SIZE_MAX` while `aether_plan_problem_observed` knows no plan within
+   * the capacity.
    */
   size_t best_arena;
   /**
@@ -270,7 +272,7 @@ typedef struct aether_search_progress {
 } aether_search_progress;
 
 /**
- * The callback of `aether_plan_offsets_observed`: called with what the
+ * The callback of the `_observed` entry points: called with what the
  * search has reached and the caller's `user` pointer. Return 0; other
  * values are reserved (a later version may read them as a request to stop
  * early).
@@ -931,6 +933,38 @@ aether_status aether_plan_problem(const struct aether_tensor_lifetime *tensors,
                                   const struct aether_plan_options *options,
                                   size_t *offsets_out,
                                   struct aether_plan_report *report_out);
+
+/**
+ * `aether_plan_problem`, telling `progress` how a search advances, for
+ * progress displays on long runs. With `AETHER_STRATEGY_SEARCH`, `progress`
+ * is called once when the search begins (the starting plan's arena, or
+ * `SIZE_MAX` when no plan within the capacity is known yet, and the lower
+ * bound), then each time the search finds a better plan, and once more if
+ * it proves its best plan optimal, with the nodes visited so far. A problem
+ * without constraints is observed as `aether_plan_offsets_observed`
+ * observes it. It is not called when the starting plan meets the lower
+ * bound, nor by the other strategies. Every call happens on the calling
+ * thread, before this function returns; `*progress` is valid only during
+ * the call; the callback returns 0 (other values are reserved). `progress`
+ * may be NULL: then this is `aether_plan_problem`. The plan and report are
+ * exactly those of `aether_plan_problem`, whose `_explain` form explains a
+ * failure here too.
+ *
+ * Errors: those of `aether_plan_problem`.
+ *
+ * # Safety
+ * As for `aether_plan_problem`; `progress` is NULL or a function that may
+ * be called with `user` (passed through untouched, may be NULL) and that
+ * returns normally.
+ */
+aether_status aether_plan_problem_observed(const struct aether_tensor_lifetime *tensors,
+                                           size_t tensor_count,
+                                           const struct aether_problem *problem,
+                                           const struct aether_plan_options *options,
+                                           aether_progress_fn progress,
+                                           void *user,
+                                           size_t *offsets_out,
+                                           struct aether_plan_report *report_out);
 
 /**
  * Explains what `aether_plan_problem` returns for these inputs (its outputs

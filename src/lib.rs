@@ -64,7 +64,7 @@ pub use offsets::{try_plan_offsets_observed, SearchProgress, DEFAULT_SEARCH_NODE
 pub use offsets::{
     try_plan_offsets_with, PlanOptions, PlanReport, SearchBudget, Strategy, DEFAULT_SEARCH_TIME,
 };
-pub use offsets::{try_plan_problem, LifetimeGap, PlanProblem, Reuse};
+pub use offsets::{try_plan_problem, try_plan_problem_observed, LifetimeGap, PlanProblem, Reuse};
 pub use reduction::{
     transitive_reduction, try_transitive_reduction, try_transitive_reduction_any_order,
     try_transitive_reduction_with_budget,

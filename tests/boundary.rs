@@ -1197,3 +1197,151 @@ fn problem_entry_points_keep_their_constraints_and_the_calling_rules() {
     named.sort_unstable();
     assert_eq!(named, [0, 1]);
 }
+
+/// `aether_plan_problem_observed`: the plan, report and status of
+/// `aether_plan_problem` (refusals included, with nothing written), and
+/// progress that only improves, from `SIZE_MAX` ("no plan yet") or the
+/// starting arena down to the report's, above the peak throughout.
+#[test]
+fn the_observed_problem_plan_is_the_problem_plan_and_its_progress_only_improves() {
+    let mut rng = Rng::new(0x5eed_0021);
+    let (rounds, most, nodes) = if cfg!(miri) {
+        (2, 16, 10)
+    } else {
+        (24, 60, 400)
+    };
+    let (mut searched, mut refused) = (0, 0);
+    for round in 0..rounds {
+        let n = most / 2 + rng.below(most / 2);
+        let tensors: Vec<aether_tensor_lifetime> = (0..n)
+            .map(|_| {
+                let (a, b) = (rng.below(30), rng.below(30));
+                tensor(1 + rng.below(100), a.min(b), a.max(b))
+            })
+            .collect();
+        let peak = brute_peak(&lifetimes(&tensors));
+        // Every third tensor aligned to 32 bytes (none in one round of
+        // four: the plain planners' path); in odd rounds a capacity at the
+        // peak, which the search often cannot meet.
+        let plain = round % 4 == 0;
+        let alignments: Vec<usize> = (0..n).map(|i| if i % 3 == 0 { 32 } else { 1 }).collect();
+        let mut problem = unsafe { core::mem::zeroed::<aether_problem>() };
+        assert_eq!(
+            unsafe { aether_problem_init(&mut problem, size_of::<aether_problem>()) },
+            AETHER_STATUS_OK
+        );
+        if !plain {
+            problem.alignments = alignments.as_ptr();
+            problem.alignment_count = n;
+        }
+        if round % 2 == 1 {
+            problem.capacity = peak;
+        }
+        for strategy in [AETHER_STRATEGY_GREEDY, AETHER_STRATEGY_SEARCH] {
+            let mut opts = options();
+            opts.strategy = strategy;
+            opts.budget_nodes = nodes;
+            let (mut want, mut want_rep) = (vec![7usize; n], report());
+            let (mut got, mut rep) = (vec![7usize; n], report());
+            let mut seen: Vec<aether_search_progress> = Vec::new();
+            let (want_status, status) = unsafe {
+                (
+                    aether_plan_problem(
+                        tensors.as_ptr(),
+                        n,
+                        &problem,
+                        &opts,
+                        want.as_mut_ptr(),
+                        &mut want_rep,
+                    ),
+                    aether_plan_problem_observed(
+                        tensors.as_ptr(),
+                        n,
+                        &problem,
+                        &opts,
+                        Some(record_progress),
+                        (&mut seen as *mut Vec<aether_search_progress>).cast(),
+                        got.as_mut_ptr(),
+                        &mut rep,
+                    ),
+                )
+            };
+            assert_eq!(status, want_status, "round {round}");
+            assert_eq!((&got, rep), (&want, want_rep), "round {round}");
+            if strategy != AETHER_STRATEGY_SEARCH {
+                assert!(seen.is_empty(), "round {round}: {seen:?}");
+            }
+            if status == AETHER_STATUS_OK {
+                assert_sound(&tensors, &got, rep.arena_size);
+                if !plain {
+                    for (i, &o) in got.iter().enumerate() {
+                        assert_eq!(o % alignments[i], 0, "round {round}: tensor {i}");
+                    }
+                }
+            } else {
+                assert!(
+                    status == AETHER_STATUS_DOES_NOT_FIT
+                        || status == AETHER_STATUS_DOES_NOT_FIT_UNPROVEN,
+                    "round {round}: status {status}"
+                );
+                assert!(got.iter().all(|&o| o == 7), "written on a refusal");
+                refused += 1;
+            }
+            if seen.is_empty() {
+                continue;
+            }
+            searched += 1;
+            assert_eq!(seen[0].nodes, 0, "{seen:?}");
+            for (k, p) in seen.iter().enumerate() {
+                assert_eq!(p.struct_size, size_of::<aether_search_progress>());
+                assert!(
+                    peak <= p.lower_bound && p.lower_bound <= p.best_arena,
+                    "{p:?}"
+                );
+                if let Some(q) = k.checked_sub(1).map(|k| seen[k]) {
+                    assert!(q.nodes <= p.nodes && q.lower_bound <= p.lower_bound);
+                    assert!(p.best_arena < q.best_arena || p.lower_bound > q.lower_bound);
+                    assert!(p.best_arena <= q.best_arena);
+                }
+            }
+            let last = seen[seen.len() - 1];
+            assert!(last.nodes <= rep.search_nodes.max(want_rep.search_nodes));
+            if status == AETHER_STATUS_OK {
+                assert_eq!(
+                    (last.best_arena, last.lower_bound),
+                    (rep.arena_size, rep.lower_bound),
+                    "round {round}"
+                );
+            } else {
+                // No plan within the capacity was ever found.
+                assert_eq!(last.best_arena, usize::MAX, "round {round}");
+            }
+        }
+    }
+    assert!(cfg!(miri) || searched > 0, "no problem was searched");
+    assert!(cfg!(miri) || refused > 0, "no capacity was refused");
+    // A bad call: refused as by aether_plan_problem, nothing written, no
+    // callback made.
+    let tensors = [tensor(8, 0, 1), tensor(8, 3, 2)];
+    let mut problem = unsafe { core::mem::zeroed::<aether_problem>() };
+    unsafe { aether_problem_init(&mut problem, size_of::<aether_problem>()) };
+    let mut opts = options();
+    opts.strategy = AETHER_STRATEGY_SEARCH;
+    let mut seen: Vec<aether_search_progress> = Vec::new();
+    let (mut got, mut rep) = ([7usize; 2], report());
+    let status = unsafe {
+        aether_plan_problem_observed(
+            tensors.as_ptr(),
+            2,
+            &problem,
+            &opts,
+            Some(record_progress),
+            (&mut seen as *mut Vec<aether_search_progress>).cast(),
+            got.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(status, AETHER_STATUS_INVALID_LIFETIME);
+    assert_eq!(got, [7, 7]);
+    assert!(seen.is_empty());
+}

@@ -92,10 +92,10 @@ pub struct aether_plan_report {
     pub search_nodes: u64,
 }
 
-/// What a search has reached, as `aether_plan_offsets_observed` passes it
-/// to its callback. Filled by the library: read the fields up to
-/// `struct_size` (later versions may add fields at the end); valid only
-/// during the callback.
+/// What a search has reached, as `aether_plan_offsets_observed` and
+/// `aether_plan_problem_observed` pass it to their callback. Filled by the
+/// library: read the fields up to `struct_size` (later versions may add
+/// fields at the end); valid only during the callback.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct aether_search_progress {
@@ -105,14 +105,16 @@ pub struct aether_search_progress {
     pub struct_size: usize,
     /// Search nodes visited so far.
     pub nodes: u64,
-    /// Arena of the best plan found so far (the starting plan's at first).
+    /// Arena of the best plan found so far (the starting plan's at first);
+    /// `SIZE_MAX` while `aether_plan_problem_observed` knows no plan within
+    /// the capacity.
     pub best_arena: usize,
     /// Proven lower bound on every sound arena at this alignment, at most
     /// `best_arena`.
     pub lower_bound: usize,
 }
 
-/// The callback of `aether_plan_offsets_observed`: called with what the
+/// The callback of the `_observed` entry points: called with what the
 /// search has reached and the caller's `user` pointer. Return 0; other
 /// values are reserved (a later version may read them as a request to stop
 /// early).
@@ -216,7 +218,23 @@ unsafe fn compute_plan_observed(
     let Some(callback) = callback else {
         return outcome(try_plan_offsets_with(&tensors, &options));
     };
-    let mut observe = |progress: &SearchProgress| {
+    outcome(try_plan_offsets_observed(
+        &tensors,
+        &options,
+        &mut observer(callback, user),
+    ))
+}
+
+/// The Rust observer that passes each progress to a C `callback` with the
+/// caller's `user` pointer.
+///
+/// # Safety
+/// `callback` may be called with `user` whenever the observer is.
+pub(super) unsafe fn observer(
+    callback: unsafe extern "C" fn(*const aether_search_progress, *mut c_void) -> c_int,
+    user: *mut c_void,
+) -> impl FnMut(&SearchProgress) {
+    move |progress: &SearchProgress| {
         let progress = aether_search_progress {
             struct_size: size_of::<aether_search_progress>(),
             nodes: progress.nodes,
@@ -227,8 +245,7 @@ unsafe fn compute_plan_observed(
         // caller asked; the progress lives through the call. Its return
         // value is reserved.
         let _ = unsafe { callback(&progress, user) };
-    };
-    outcome(try_plan_offsets_observed(&tensors, &options, &mut observe))
+    }
 }
 
 unsafe fn compute_peak(

@@ -2,16 +2,18 @@
 //! fixed offsets, hints, gaps with windows, reuse pairs and a capacity, as
 //! optional arrays in one extensible struct, and its entry points.
 
+use core::ffi::c_void;
 use core::mem::size_of;
 
 use super::boundary::*;
 use super::offsets::{
-    aether_plan_options, aether_plan_report, aether_tensor_lifetime, check_plan_outputs,
-    read_options, write_plan,
+    aether_plan_options, aether_plan_report, aether_progress_fn, aether_tensor_lifetime,
+    check_plan_outputs, observer, read_options, write_plan,
 };
 use super::status::*;
 use crate::{
-    try_plan_problem, LifetimeGap, PlanError, PlanProblem, PlanReport, Reuse, TensorLifetime,
+    try_plan_problem, try_plan_problem_observed, LifetimeGap, PlanError, PlanProblem, PlanReport,
+    Reuse, TensorLifetime,
 };
 
 /// `aether_problem::fixed_offsets` and `::hints`: this tensor has none.
@@ -133,16 +135,20 @@ enum Fault {
     Core(PlanError),
 }
 
-/// The caller's problem, copied, or why it cannot be read.
+/// The caller's problem, copied and planned, or why it cannot be read.
+/// `progress`, when not NULL, is told how a search advances.
 ///
 /// # Safety
 /// `problem` points to `problem->struct_size` readable bytes, and each of
-/// its arrays to its count of readable elements.
+/// its arrays to its count of readable elements; `progress` may be called
+/// with `user` during the call.
 unsafe fn compute(
     tensors: *const aether_tensor_lifetime,
     tensor_count: usize,
     problem: *const aether_problem,
     options: *const aether_plan_options,
+    progress: aether_progress_fn,
+    user: *mut c_void,
 ) -> Result<PlanReport, Fault> {
     let options = read_options(options).map_err(Fault::Status)?;
     check_array(problem, 1).map_err(Fault::Status)?;
@@ -187,7 +193,13 @@ unsafe fn compute(
         reuses: &reuses,
         capacity: (p.capacity != AETHER_NO_CAPACITY).then_some(p.capacity),
     };
-    try_plan_problem(&problem, &options).map_err(Fault::Core)
+    match progress {
+        None => try_plan_problem(&problem, &options),
+        Some(callback) => {
+            try_plan_problem_observed(&problem, &options, &mut observer(callback, user))
+        }
+    }
+    .map_err(Fault::Core)
 }
 
 /// Fills a caller's `aether_problem` of `struct_size` bytes (pass
@@ -265,7 +277,58 @@ pub unsafe extern "C" fn aether_plan_problem(
 ) -> aether_status {
     guard(|| {
         check_plan_outputs(tensor_count, offsets_out, report_out)?;
-        let report = match compute(tensors, tensor_count, problem, options) {
+        let report = match compute(
+            tensors,
+            tensor_count,
+            problem,
+            options,
+            None,
+            core::ptr::null_mut(),
+        ) {
+            Ok(report) => report,
+            Err(Fault::Status(status)) => return Err(status),
+            Err(Fault::Core(error)) => return Err(status_of(&error)),
+        };
+        write_plan(&report, offsets_out, report_out);
+        Ok(())
+    })
+}
+
+/// `aether_plan_problem`, telling `progress` how a search advances, for
+/// progress displays on long runs. With `AETHER_STRATEGY_SEARCH`, `progress`
+/// is called once when the search begins (the starting plan's arena, or
+/// `SIZE_MAX` when no plan within the capacity is known yet, and the lower
+/// bound), then each time the search finds a better plan, and once more if
+/// it proves its best plan optimal, with the nodes visited so far. A problem
+/// without constraints is observed as `aether_plan_offsets_observed`
+/// observes it. It is not called when the starting plan meets the lower
+/// bound, nor by the other strategies. Every call happens on the calling
+/// thread, before this function returns; `*progress` is valid only during
+/// the call; the callback returns 0 (other values are reserved). `progress`
+/// may be NULL: then this is `aether_plan_problem`. The plan and report are
+/// exactly those of `aether_plan_problem`, whose `_explain` form explains a
+/// failure here too.
+///
+/// Errors: those of `aether_plan_problem`.
+///
+/// # Safety
+/// As for `aether_plan_problem`; `progress` is NULL or a function that may
+/// be called with `user` (passed through untouched, may be NULL) and that
+/// returns normally.
+#[no_mangle]
+pub unsafe extern "C" fn aether_plan_problem_observed(
+    tensors: *const aether_tensor_lifetime,
+    tensor_count: usize,
+    problem: *const aether_problem,
+    options: *const aether_plan_options,
+    progress: aether_progress_fn,
+    user: *mut c_void,
+    offsets_out: *mut usize,
+    report_out: *mut aether_plan_report,
+) -> aether_status {
+    guard(|| {
+        check_plan_outputs(tensor_count, offsets_out, report_out)?;
+        let report = match compute(tensors, tensor_count, problem, options, progress, user) {
             Ok(report) => report,
             Err(Fault::Status(status)) => return Err(status),
             Err(Fault::Core(error)) => return Err(status_of(&error)),
@@ -307,7 +370,14 @@ pub unsafe extern "C" fn aether_plan_problem_explain(
             lower_bound: 0,
             proven: 0,
         };
-        match compute(tensors, tensor_count, problem, options) {
+        match compute(
+            tensors,
+            tensor_count,
+            problem,
+            options,
+            None,
+            core::ptr::null_mut(),
+        ) {
             Ok(_) => {}
             Err(Fault::Status(status)) => detail.status = status,
             Err(Fault::Core(error)) => {

@@ -79,7 +79,9 @@ mod options;
 mod peak;
 mod search;
 
-pub use constrained::{try_plan_problem, LifetimeGap, PlanProblem, Reuse};
+pub use constrained::{
+    try_plan_problem, try_plan_problem_observed, LifetimeGap, PlanProblem, Reuse,
+};
 pub use greedy::{plan_offsets, try_plan_offsets};
 pub(crate) use no_heap::{
     peak_live_bytes_scratch_bytes, plan_offsets_scratch_bytes, try_peak_live_bytes_in,

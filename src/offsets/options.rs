@@ -214,7 +214,9 @@ impl SearchBudget {
 pub struct SearchProgress {
     /// Search nodes visited so far.
     pub nodes: u64,
-    /// Arena of the best plan found so far (the start plan's at first).
+    /// Arena of the best plan found so far (the start plan's at first);
+    /// `usize::MAX` while a constrained search knows no plan within its
+    /// capacity.
     pub best_arena: usize,
     /// Proven lower bound on every sound arena, at most `best_arena`.
     pub lower_bound: usize,

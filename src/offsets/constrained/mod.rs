@@ -41,7 +41,7 @@
 //!   from its start. The greedy's plan is always completed; the heuristic's
 //!   further orders, each search node and each propagation inside a node
 //!   stop at the deadline, keeping the best plan found. A plain problem
-//!   whose plan from [`try_plan_offsets_with`] passes the capacity is not
+//!   whose plan from [`try_plan_offsets_with`](super::try_plan_offsets_with) passes the capacity is not
 //!   searched a second time: that search had the whole budget.
 //!
 //! The layout: `normalise` checks the problem and turns it into blocks with
@@ -71,7 +71,9 @@ mod tests;
 
 use std::time::Instant;
 
-use super::{try_plan_offsets_with, MemoryPlan, PlanOptions, PlanReport, Strategy};
+use super::{
+    try_plan_offsets_observed, MemoryPlan, PlanOptions, PlanReport, SearchProgress, Strategy,
+};
 use crate::error::PlanError;
 use crate::input::TensorLifetime;
 use crate::sys::fallible;
@@ -267,13 +269,13 @@ pub(super) fn hint_can_be_taken(
 /// plan alignment and budget of `options`.
 ///
 /// With no constraint (and no capacity, or one the plain plan meets) this is
-/// exactly [`try_plan_offsets_with`]. Every strategy honours every
+/// exactly [`try_plan_offsets_with`](super::try_plan_offsets_with). Every strategy honours every
 /// constraint: [`Strategy::Greedy`] places fixed tensors, then the others in
 /// decreasing size at their hint or lowest free offset; the heuristic keeps
 /// the best of several orders; the search is an exact branch and bound over
 /// the order of conflicting pairs, started from the heuristic's plan.
 ///
-/// Errors: those of [`try_plan_offsets_with`];
+/// Errors: those of [`try_plan_offsets_with`](super::try_plan_offsets_with);
 /// [`PlanError::ConstraintCount`], [`PlanError::InvalidTensorAlignment`],
 /// [`PlanError::MisalignedFixedOffset`],
 /// [`PlanError::ConflictingFixedOffsets`], [`PlanError::InvalidGap`],
@@ -297,6 +299,42 @@ pub fn try_plan_problem(
     problem: &PlanProblem<'_>,
     options: &PlanOptions,
 ) -> Result<PlanReport, PlanError> {
+    try_plan_problem_observed(problem, options, &mut |_| {})
+}
+
+/// [`try_plan_problem`], telling `observe` how a search progresses, for
+/// progress displays on long runs: with [`Strategy::Search`], once when the
+/// search begins (the starting plan's arena and the lower bound), then each
+/// time it finds a better plan, and once more if it proves the best plan
+/// optimal, the nodes visited so far included. While no plan within the
+/// capacity is known, `best_arena` is `usize::MAX`. A problem without
+/// constraints is observed as [`try_plan_offsets_observed`] observes it. Not
+/// called when the starting plan meets the lower bound, nor by the other
+/// strategies. The plan and report are exactly those of
+/// [`try_plan_problem`].
+///
+/// Errors: those of [`try_plan_problem`]. Complexity: theirs, plus `O(1)`
+/// per call of `observe` (at most one per search node, and two more).
+///
+/// ```
+/// use aether_planner::{try_plan_problem_observed, PlanOptions, PlanProblem, Strategy, TensorLifetime};
+/// let tensors: Vec<TensorLifetime> =
+///     (0..30).map(|i| TensorLifetime::new(8 + (i * 37) % 90, i, i + 3)).collect();
+/// let alignments: Vec<usize> = (0..30).map(|i| if i % 3 == 0 { 64 } else { 1 }).collect();
+/// let problem = PlanProblem::new(&tensors).with_alignments(&alignments);
+/// let mut options = PlanOptions::default();
+/// options.strategy = Strategy::Search;
+/// let mut seen = Vec::new();
+/// let report = try_plan_problem_observed(&problem, &options, &mut |p| seen.push(*p)).unwrap();
+/// if let Some(last) = seen.last() {
+///     assert_eq!(last.best_arena, report.plan.arena_size);
+/// }
+/// ```
+pub fn try_plan_problem_observed(
+    problem: &PlanProblem<'_>,
+    options: &PlanOptions,
+    observe: &mut dyn FnMut(&SearchProgress),
+) -> Result<PlanReport, PlanError> {
     // The time budget bounds the whole call, every phase included.
     let started = Instant::now();
     let deadline = match options.strategy {
@@ -308,7 +346,7 @@ pub fn try_plan_problem(
     };
     normalise::check_counts(problem)?;
     if problem.is_plain(options.alignment) {
-        let report = try_plan_offsets_with(problem.tensors, options)?;
+        let report = try_plan_offsets_observed(problem.tensors, options, observe)?;
         match problem.capacity {
             Some(capacity) if report.plan.arena_size > capacity => {
                 // The plain planners ignore capacities; the constrained
@@ -346,7 +384,14 @@ pub fn try_plan_problem(
         ),
         Strategy::Search => {
             let start = place::heuristic(&model, lower_bound, deadline)?;
-            let outcome = search::improve(&model, start, lower_bound, &options.budget, deadline)?;
+            let outcome = search::improve(
+                &model,
+                start,
+                lower_bound,
+                &options.budget,
+                deadline,
+                observe,
+            )?;
             let exhausted = outcome.exhausted;
             (
                 outcome.offsets,

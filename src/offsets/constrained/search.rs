@@ -24,7 +24,7 @@ use std::time::Instant;
 use super::normalise::{Model, Neighbour};
 use super::{align_up, try_copy, try_push};
 use crate::error::PlanError;
-use crate::offsets::SearchBudget;
+use crate::offsets::{SearchBudget, SearchProgress};
 use crate::sys::fallible;
 
 pub(super) struct Outcome {
@@ -270,6 +270,7 @@ pub(super) fn improve(
     lower_bound: usize,
     budget: &SearchBudget,
     deadline: Option<Instant>,
+    observe: &mut dyn FnMut(&SearchProgress),
 ) -> Result<Outcome, PlanError> {
     let n = model.blocks.len();
     let mut best_arena = start.as_ref().map(|at| arena_of(model, at));
@@ -321,6 +322,16 @@ pub(super) fn improve(
     let fits = |s: &State| (0..n).all(|b| model.blocks[b].size == 0 || s.end(b) < s.limit);
     // Whether the current node is alive and still to be expanded.
     let mut alive = bound < state.limit && fits(&state);
+    // What the search has reached, for the caller's progress display; no
+    // plan within the capacity yet reads as `usize::MAX`.
+    let progress = |nodes: u64, best_arena: Option<i128>, lower_bound: usize| SearchProgress {
+        nodes,
+        best_arena: best_arena.map_or(usize::MAX, |a| a.min(usize::MAX as i128) as usize),
+        lower_bound,
+    };
+    if alive {
+        observe(&progress(0, best_arena, lower_bound));
+    }
     loop {
         if alive {
             // A node costs a scan of every conflicting pair, far more than
@@ -338,6 +349,7 @@ pub(super) fn improve(
                     best_arena = Some(arena);
                     best = Some(try_copy(&state.at)?);
                     state.limit = arena;
+                    observe(&progress(nodes, best_arena, lower_bound));
                     if arena <= bound {
                         break;
                     }
@@ -384,11 +396,16 @@ pub(super) fn improve(
         }
     }
     let exhausted = !stopped && !incomplete;
+    let searched = lower_bound;
     let lower_bound = match best_arena {
         Some(arena) if exhausted => arena.min(usize::MAX as i128) as usize,
         Some(arena) => lower_bound.min(arena.min(usize::MAX as i128) as usize),
         None => lower_bound,
     };
+    if nodes > 0 && lower_bound > searched {
+        // Every plan seen: the best one is proven optimal.
+        observe(&progress(nodes, best_arena, lower_bound));
+    }
     Ok(Outcome {
         offsets: best,
         lower_bound,

@@ -92,8 +92,16 @@ fn planning_without_lists_is_planning_with_them() {
             time: None,
             nodes: None,
         };
-        let a = search::improve(&listed, heuristic.clone(), lower, &budget, None).unwrap();
-        let b = search::improve(&unlisted, heuristic, lower, &budget, None).unwrap();
+        let a = search::improve(
+            &listed,
+            heuristic.clone(),
+            lower,
+            &budget,
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+        let b = search::improve(&unlisted, heuristic, lower, &budget, None, &mut |_| {}).unwrap();
         assert!(a.exhausted && b.exhausted, "{tag}");
         assert_eq!(a.lower_bound, b.lower_bound, "{tag}");
         assert_eq!(a.offsets.is_some(), b.offsets.is_some(), "{tag}");
