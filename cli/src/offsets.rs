@@ -8,8 +8,8 @@ mod write;
 use std::time::{Duration, Instant};
 
 use aether_planner::{
-    try_peak_live_bytes, try_plan_offsets_observed, try_plan_problem, PlanOptions, PlanReport,
-    Strategy, TensorLifetime,
+    try_peak_live_bytes, try_plan_offsets_observed, try_plan_problem_observed, PlanOptions,
+    PlanReport, Strategy, TensorLifetime,
 };
 
 use csv::StringRecord;
@@ -247,9 +247,7 @@ pub fn plan(
     let (report, elapsed) = crate::progress::while_running(&label, budget, |observe| {
         let start = Instant::now();
         let report = match &table.constraints {
-            // The constrained planner reports no progress: the line shows
-            // the time spent and the budget only.
-            Some(c) => try_plan_problem(&c.problem(&table.tensors), options),
+            Some(c) => try_plan_problem_observed(&c.problem(&table.tensors), options, observe),
             None => try_plan_offsets_observed(&table.tensors, options, observe),
         };
         (report, start.elapsed())

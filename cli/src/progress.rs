@@ -17,8 +17,17 @@ use crate::units::{grouped_u64, human_bytes, human_duration};
 /// `best 1.33 MiB, bound 1 MiB, gap 33.3% (node 12,345)`. The gap is how far
 /// the best arena is above the proven lower bound, in percent of the bound
 /// (0 once they meet); the node is the one at which the last of the three
-/// figures improved, as the library reports them only then.
+/// figures improved, as the library reports them only then. A constrained
+/// search without a plan within its capacity says so instead.
 pub fn reached(nodes: u64, best_arena: usize, lower_bound: usize) -> String {
+    if best_arena == usize::MAX {
+        // A constrained search that knows no plan within its capacity yet.
+        return format!(
+            "no plan within the capacity yet, bound {} (node {})",
+            human_bytes(lower_bound),
+            grouped_u64(nodes)
+        );
+    }
     let gap = if lower_bound == 0 || best_arena <= lower_bound {
         0.0
     } else {
@@ -212,6 +221,10 @@ mod tests {
         );
         // Nothing but empty tensors: no bound to divide by.
         assert_eq!(reached(0, 0, 0), "best 0 B, bound 0 B, gap 0% (node 0)");
+        assert_eq!(
+            reached(12, usize::MAX, 4096),
+            "no plan within the capacity yet, bound 4 KiB (node 12)"
+        );
     }
 
     #[test]
