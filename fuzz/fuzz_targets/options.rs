@@ -7,11 +7,12 @@
 //! 40..=MAX, not a multiple of 8, or a set byte past the known fields, or an
 //! unknown strategy); the explanation's status is the call's; on error
 //! nothing is written; aether_plan_options_init_sized accepts exactly the
-//! sizes _with accepts and zeroes what it initialises.
+//! sizes _with accepts and zeroes what it initialises; aether_plan_offsets_observed
+//! gives the same outcome, with progress that only improves.
 #![no_main]
 
 use aether_planner::ffi::*;
-use aether_planner_fuzz::Bytes;
+use aether_planner_fuzz::{progress, Bytes};
 use core::mem::size_of;
 use libfuzzer_sys::fuzz_target;
 
@@ -103,6 +104,31 @@ fuzz_target!(|data: &[u8]| {
         assert!(offsets.iter().all(|&o| o == POISON));
         assert_eq!(report, untouched);
     }
+
+    // The observed form of the same call: the same outcome, and progress
+    // that keeps its promises (the budget is nodes only: deterministic).
+    let mut seen: Vec<aether_search_progress> = Vec::new();
+    let mut observed = vec![POISON; n + 1];
+    let mut observed_report = untouched;
+    let observed_status = unsafe {
+        aether_plan_offsets_observed(
+            tensors.as_ptr(),
+            n,
+            buffer.0.as_ptr().cast(),
+            Some(progress::record),
+            (&mut seen as *mut Vec<aether_search_progress>).cast(),
+            observed.as_mut_ptr(),
+            &mut observed_report,
+        )
+    };
+    assert_eq!(observed_status, status);
+    assert_eq!((&observed, observed_report), (&offsets, report));
+    let made = (status == AETHER_STATUS_OK).then_some(&report);
+    progress::check(
+        &seen,
+        options_ok && options.strategy == AETHER_STRATEGY_SEARCH,
+        made,
+    );
 
     // The sized init accepts what _with accepts, and zeroes the whole size.
     let mut fresh = Buffer([0xEE; AETHER_PLAN_OPTIONS_MAX_SIZE]);

@@ -4,6 +4,7 @@
 
 pub mod problem;
 pub mod problem_target;
+pub mod progress;
 
 /// Reads numbers from the fuzzer's bytes; past the end every read is 0.
 pub struct Bytes<'a> {

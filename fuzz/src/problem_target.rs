@@ -2,8 +2,9 @@
 //! it over the seed corpus: a problem of at most 7 tensors drawn from the
 //! bytes, with every kind of constraint and magnitudes up to `usize::MAX`
 //! (sizes, node indices, alignments up to 2^63, windows, hints, fixed
-//! offsets, capacities), planned by `aether_plan_problem` under each
-//! strategy and judged by [`crate::problem`], which shares no code with the
+//! offsets, capacities), planned by `aether_plan_problem` (and by
+//! `aether_plan_problem_observed`, which must agree) under each strategy
+//! and judged by [`crate::problem`], which shares no code with the
 //! planner.
 
 use aether_planner::ffi::*;
@@ -281,6 +282,28 @@ pub fn plan(p: &Problem, strategy: u32) -> Outcome {
         assert!(offsets.iter().all(|&o| o == POISON), "written on error");
         assert_eq!(report, untouched, "report written on error");
     }
+    // The observed form: the same outcome, and progress that keeps its
+    // promises.
+    let mut seen: Vec<aether_search_progress> = Vec::new();
+    let mut observed = vec![POISON; n + 1];
+    let mut observed_report = untouched;
+    let observed_status = unsafe {
+        aether_plan_problem_observed(
+            tensors.as_ptr(),
+            n,
+            &problem,
+            &options,
+            Some(crate::progress::record),
+            (&mut seen as *mut Vec<aether_search_progress>).cast(),
+            observed.as_mut_ptr(),
+            &mut observed_report,
+        )
+    };
+    assert_eq!(observed_status, status, "the observed call's status, {p:?}");
+    assert_eq!(observed, offsets, "the observed call's plan, {p:?}");
+    assert_eq!(observed_report, report, "the observed call's report, {p:?}");
+    let made = (status == AETHER_STATUS_OK).then_some(&report);
+    crate::progress::check(&seen, strategy == AETHER_STRATEGY_SEARCH, made);
     offsets.truncate(n);
     Outcome {
         status,
