@@ -323,14 +323,23 @@ pub(super) fn improve(
     // Whether the current node is alive and still to be expanded.
     let mut alive = bound < state.limit && fits(&state);
     // What the search has reached, for the caller's progress display; no
-    // plan within the capacity yet reads as `usize::MAX`.
-    let progress = |nodes: u64, best_arena: Option<i128>, lower_bound: usize| SearchProgress {
-        nodes,
-        best_arena: best_arena.map_or(usize::MAX, |a| a.min(usize::MAX as i128) as usize),
-        lower_bound,
+    // plan within the capacity yet reads as `usize::MAX`, and so does an
+    // arena past it, so a better plan may look the same: only a change is
+    // told.
+    let mut told: Option<(usize, usize)> = None;
+    let mut tell = |nodes: u64, best_arena: Option<i128>, lower_bound: usize| {
+        let best_arena = best_arena.map_or(usize::MAX, |a| a.min(usize::MAX as i128) as usize);
+        if told != Some((best_arena, lower_bound)) {
+            told = Some((best_arena, lower_bound));
+            observe(&SearchProgress {
+                nodes,
+                best_arena,
+                lower_bound,
+            });
+        }
     };
     if alive {
-        observe(&progress(0, best_arena, lower_bound));
+        tell(0, best_arena, lower_bound);
     }
     loop {
         if alive {
@@ -349,7 +358,7 @@ pub(super) fn improve(
                     best_arena = Some(arena);
                     best = Some(try_copy(&state.at)?);
                     state.limit = arena;
-                    observe(&progress(nodes, best_arena, lower_bound));
+                    tell(nodes, best_arena, lower_bound);
                     if arena <= bound {
                         break;
                     }
@@ -404,7 +413,7 @@ pub(super) fn improve(
     };
     if nodes > 0 && lower_bound > searched {
         // Every plan seen: the best one is proven optimal.
-        observe(&progress(nodes, best_arena, lower_bound));
+        tell(nodes, best_arena, lower_bound);
     }
     Ok(Outcome {
         offsets: best,
