@@ -45,46 +45,56 @@ const NIL: usize = usize::MAX;
 /// Errors: [`PlanError::Overflow`] naming a tensor whose end offset would
 /// pass `usize::MAX`; [`PlanError::OutOfMemory`].
 pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
-    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
     let planned = tensors.iter().filter(|t| t.size > 0).count();
-    // Sorted as keys packed beside the index, not as indices compared
-    // through the table: the sort then reads memory in order. Unstable with
-    // the index as the last key: the same order on every run, and no
-    // scratch buffer behind the fallible ones.
-    let mut by_first: Vec<(usize, usize, usize)> = fallible::collect(
+    // Sorted as keys packed beside the index (and the last use, which the
+    // index decides ties before), not as indices compared through the
+    // table: the sort then reads memory in order. Unstable with the index
+    // as the last key compared: the same order on every run, and no scratch
+    // buffer behind the fallible ones.
+    let mut by_first: Vec<(usize, usize, usize, usize)> = fallible::collect(
         planned,
         (tensors.iter().enumerate())
             .filter(|(_, t)| t.size > 0)
-            .map(|(i, t)| (t.first_use, usize::MAX - t.size, i)),
+            .map(|(i, t)| (t.first_use, usize::MAX - t.size, i, t.last_use)),
     )?;
     by_first.sort_unstable();
-    // The tensors by last use, given back in that order: a sort, not a heap
-    // of the live tensors, whose every step misses the cache when most
-    // tensors are live at once.
+    // The tensors by last use, as positions in `by_first`, given back in
+    // that order: a sort, not a heap of the live tensors, whose every step
+    // misses the cache when most tensors are live at once. The order among
+    // equal last uses does not matter: they are always given back together,
+    // and the free bytes after that are the same. Positions, not input
+    // indices: where lifetimes are short, a tensor given back was placed
+    // shortly before, so its size and offset are read near those of the
+    // tensors placed since, not at a random place of the input.
     let mut by_last: Vec<(usize, usize)> = fallible::collect(
         planned,
-        (tensors.iter().enumerate())
-            .filter(|(_, t)| t.size > 0)
-            .map(|(i, t)| (t.last_use, i)),
+        (by_first.iter().enumerate()).map(|(pos, &(_, _, _, last_use))| (last_use, pos)),
     )?;
     by_last.sort_unstable();
 
+    // Offsets by position in `by_first`, written to the input's order at
+    // the end.
+    let mut placed = fallible::filled(planned, 0usize)?;
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
     let mut freed = 0;
-    for &(first_use, room, i) in &by_first {
+    for (pos, &(first_use, room, i, _)) in by_first.iter().enumerate() {
         let size = usize::MAX - room;
-        while let Some(&(last_use, j)) = by_last.get(freed) {
+        while let Some(&(last_use, q)) = by_last.get(freed) {
             if last_use >= first_use {
                 break;
             }
-            free.give_back(offsets[j], tensors[j].size)?;
+            free.give_back(placed[q], usize::MAX - by_first[q].1)?;
             freed += 1;
         }
         let offset = free.take(size)?.ok_or(PlanError::Overflow { tensor: i })?;
-        offsets[i] = offset;
+        placed[pos] = offset;
         // `take` only hands out blocks inside `0..=usize::MAX`.
         arena = arena.max(offset + size);
+    }
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+    for (&(_, _, i, _), &offset) in by_first.iter().zip(&placed) {
+        offsets[i] = offset;
     }
     Ok(MemoryPlan {
         offsets,
