@@ -26,11 +26,14 @@
 //!
 //! # Complexity
 //!
-//! `O(n log n)` time: two sorts, and one descent, one split and one merge
-//! of an expected `O(log b)`-deep treap per tensor, `b` the free blocks
-//! (priorities are seeded, so the plan is the same on every run); `O(n)`
-//! memory (at most one free block more than the tensors live at once). `E`
-//! plays no part.
+//! `O(n log n)` time: two sorts, and per tensor one descent of an
+//! expected `O(log b)`-deep treap to take its bytes and one to give them
+//! back (plus a split and two merges when they touch no free block, a
+//! merge when they join two), `b` the free blocks (priorities are seeded,
+//! so the plan is the same on every run); `O(n)` memory (at most one free
+//! block more than the tensors live at once). `E` plays no part. The plan
+//! is the first-fit plan by definition whatever the treap's shape: it
+//! depends only on the set of free bytes.
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
@@ -109,6 +112,8 @@ struct FreeBlocks {
     nodes: Vec<Block>,
     /// Unused slots.
     spare: Vec<usize>,
+    /// Scratch: the nodes on one search path from the root.
+    path: Vec<usize>,
     root: usize,
     /// State of the priorities' generator.
     seed: u64,
@@ -135,6 +140,7 @@ impl FreeBlocks {
         let mut blocks = FreeBlocks {
             nodes: fallible::with_capacity(slots)?,
             spare: fallible::with_capacity(slots)?,
+            path: Vec::new(),
             root: NIL,
             seed: 0x2545_F491_4F6C_DD1D,
         };
@@ -228,26 +234,81 @@ impl FreeBlocks {
 
     /// Gives the bytes `start..start + size` back (they are taken: no free
     /// block meets them), coalescing with the free blocks on either side.
+    ///
+    /// The blocks just below and above them are both on the path of a
+    /// search for `start`, so when either touches them the blocks are
+    /// merged in place along that one path; only bytes between two taken
+    /// ranges make a new node, split in.
     fn give_back(&mut self, start: usize, size: usize) -> Result<(), PlanError> {
-        let (mut below, mut above) = self.split(self.root, start);
-        let (mut lo, mut hi) = (start, start + size);
-        if let Some(last) = self.last(below) {
-            let block = self.nodes[last];
-            if block.start + block.size == lo {
-                lo = block.start;
-                below = self.pop_last(below);
-                self.recycle(last)?;
+        let end = start + size;
+        self.path.clear();
+        let (mut below, mut above) = (None, None);
+        let mut t = self.root;
+        while t != NIL {
+            fallible::push(&mut self.path, t)?;
+            let node = self.nodes[t];
+            if node.start < start {
+                below = Some(self.path.len() - 1);
+                t = node.right;
+            } else {
+                above = Some(self.path.len() - 1);
+                t = node.left;
             }
         }
-        if let Some(first) = self.first(above) {
-            let block = self.nodes[first];
-            if block.start == hi {
-                hi = block.start + block.size;
-                above = self.pop_first(above);
-                self.recycle(first)?;
+        // The positions on the path of the blocks that touch the bytes.
+        let below = below.filter(|&k| {
+            let node = self.nodes[self.path[k]];
+            node.start + node.size == start
+        });
+        let above = above.filter(|&k| self.nodes[self.path[k]].start == end);
+        match (below, above) {
+            (None, None) => return self.insert(start, size),
+            (Some(kb), None) => {
+                let b = self.path[kb];
+                self.nodes[b].size += size;
+            }
+            (None, Some(ka)) => {
+                let a = self.path[ka];
+                self.nodes[a].start = start;
+                self.nodes[a].size += size;
+            }
+            (Some(kb), Some(ka)) => {
+                let (b, a) = (self.path[kb], self.path[ka]);
+                self.nodes[b].size += size + self.nodes[a].size;
+                self.pull_path(self.path.len());
+                // The block above leaves the tree: its children take its
+                // place under its parent (a merge pulls every node it
+                // moves), and the nodes above that are pulled again.
+                let merged = self.merge(self.nodes[a].left, self.nodes[a].right);
+                match ka.checked_sub(1).map(|k| self.path[k]) {
+                    None => self.root = merged,
+                    Some(parent) if self.nodes[parent].left == a => {
+                        self.nodes[parent].left = merged
+                    }
+                    Some(parent) => self.nodes[parent].right = merged,
+                }
+                self.recycle(a)?;
+                self.pull_path(ka);
+                return Ok(());
             }
         }
-        let block = self.node(lo, hi - lo)?;
+        self.pull_path(self.path.len());
+        Ok(())
+    }
+
+    /// Recomputes `largest` of the first `len` nodes of `path`, deepest
+    /// first.
+    fn pull_path(&mut self, len: usize) {
+        for k in (0..len).rev() {
+            self.pull(self.path[k]);
+        }
+    }
+
+    /// Gives back `start..start + size`, which touches no free block, as a
+    /// block of its own.
+    fn insert(&mut self, start: usize, size: usize) -> Result<(), PlanError> {
+        let (below, above) = self.split(self.root, start);
+        let block = self.node(start, size)?;
         let lower = self.merge(below, block);
         self.root = self.merge(lower, above);
         Ok(())
@@ -291,52 +352,6 @@ impl FreeBlocks {
             self.pull(b);
             b
         }
-    }
-
-    /// The highest block of `t`.
-    fn last(&self, mut t: usize) -> Option<usize> {
-        if t == NIL {
-            return None;
-        }
-        while self.nodes[t].right != NIL {
-            t = self.nodes[t].right;
-        }
-        Some(t)
-    }
-
-    /// The lowest block of `t`.
-    fn first(&self, mut t: usize) -> Option<usize> {
-        if t == NIL {
-            return None;
-        }
-        while self.nodes[t].left != NIL {
-            t = self.nodes[t].left;
-        }
-        Some(t)
-    }
-
-    /// `t` without its highest block (which the caller recycles).
-    fn pop_last(&mut self, t: usize) -> usize {
-        let node = self.nodes[t];
-        if node.right == NIL {
-            return node.left;
-        }
-        let right = self.pop_last(node.right);
-        self.nodes[t].right = right;
-        self.pull(t);
-        t
-    }
-
-    /// `t` without its lowest block (which the caller recycles).
-    fn pop_first(&mut self, t: usize) -> usize {
-        let node = self.nodes[t];
-        if node.left == NIL {
-            return node.right;
-        }
-        let left = self.pop_first(node.left);
-        self.nodes[t].left = left;
-        self.pull(t);
-        t
     }
 }
 
@@ -393,6 +408,72 @@ mod tests {
                     assert_eq!(o, 0);
                 }
             }
+        }
+    }
+
+    /// Online first fit by its definition: free blocks in a sorted list,
+    /// coalesced by a pass over it, each tensor taken by first use (larger
+    /// first, then by index) after the tensors ended before it give their
+    /// bytes back.
+    fn literal_first_fit(tensors: &[TensorLifetime]) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..tensors.len())
+            .filter(|&i| tensors[i].size > 0)
+            .collect();
+        order.sort_by_key(|&i| (tensors[i].first_use, usize::MAX - tensors[i].size, i));
+        let mut offsets = vec![0; tensors.len()];
+        let mut free: Vec<(usize, usize)> = vec![(0, usize::MAX)];
+        let mut live: Vec<usize> = Vec::new();
+        for &i in &order {
+            let t = tensors[i];
+            live.retain(|&j| {
+                if tensors[j].last_use < t.first_use {
+                    free.push((offsets[j], offsets[j] + tensors[j].size));
+                    false
+                } else {
+                    true
+                }
+            });
+            free.sort_unstable();
+            let mut coalesced: Vec<(usize, usize)> = Vec::new();
+            for &(a, b) in &free {
+                match coalesced.last_mut() {
+                    Some(last) if last.1 == a => last.1 = b,
+                    _ => coalesced.push((a, b)),
+                }
+            }
+            free = coalesced;
+            let k = free.iter().position(|&(a, b)| b - a >= t.size).unwrap();
+            offsets[i] = free[k].0;
+            free[k].0 += t.size;
+            if free[k].0 == free[k].1 {
+                free.remove(k);
+            }
+            live.push(i);
+        }
+        offsets
+    }
+
+    #[test]
+    fn plans_are_those_of_literal_first_fit() {
+        let mut rng = XorShift(0xD1B5_4A32_D192_ED03);
+        for round in 0..400 {
+            let n = 1 + rng.below(80);
+            let span = 1 + rng.below(30);
+            let tensors: Vec<TensorLifetime> = (0..n)
+                .map(|_| {
+                    let first = rng.below(span);
+                    let longest = rng.below(span);
+                    let length = rng.below(1 + longest);
+                    let size = if rng.below(10) == 0 {
+                        0
+                    } else {
+                        1 + rng.below(1 << (1 + round % 6))
+                    };
+                    TensorLifetime::new(size, first, first + length)
+                })
+                .collect();
+            let plan = plan(&tensors).unwrap();
+            assert_eq!(plan.offsets, literal_first_fit(&tensors), "round {round}");
         }
     }
 
