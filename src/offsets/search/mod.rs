@@ -847,3 +847,60 @@ impl Search {
         Ok(decision)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offsets::{try_peak_live_bytes, try_plan_offsets};
+    use std::time::Duration;
+
+    /// Under a cap an hour away, a search told that a decision's opening,
+    /// or a stretch between its clock readings, takes two hours places
+    /// nothing and keeps the starting plan; told nothing, it searches. No
+    /// clock reading decides it: the cap is never near.
+    #[test]
+    fn no_decision_nor_placement_is_begun_with_less_time_left_than_it_took() {
+        let mut rng = crate::rng::XorShift(0x2545_F491_4F6C_DD1D);
+        let mut searched = 0;
+        for _ in 0..40 {
+            let count = 20 + rng.below(40);
+            let tensors: Vec<TensorLifetime> = (0..count)
+                .map(|_| {
+                    let (a, b) = (rng.below(30), rng.below(30));
+                    TensorLifetime::new(1 + rng.below(100), a.min(b), a.max(b))
+                })
+                .collect();
+            let peak = try_peak_live_bytes(&tensors).unwrap();
+            let start = try_plan_offsets(&tensors).unwrap();
+            if start.arena_size <= peak {
+                continue;
+            }
+            let hour = Duration::from_secs(3600);
+            let budget = SearchBudget {
+                time: Some(hour),
+                nodes: Some(2_000),
+            };
+            let deadline = Some(Instant::now() + hour);
+            let run = |opening: Duration, stretch: Duration| {
+                let degrees = Degrees::new(&tensors).unwrap();
+                let start = start.clone();
+                let mut search =
+                    match Search::new(&tensors, degrees, start, peak, &budget, deadline).unwrap() {
+                        Ok(search) => search,
+                        Err(_) => unreachable!("the cap is an hour away"),
+                    };
+                (search.opening, search.stretch) = (opening, stretch);
+                search.run(&mut |_| {}).unwrap();
+                (search.nodes, search.best_arena, search.best_offsets)
+            };
+            let long = 2 * hour;
+            for (opening, stretch) in [(long, Duration::ZERO), (Duration::ZERO, long)] {
+                let (nodes, arena, offsets) = run(opening, stretch);
+                assert_eq!(nodes, 0, "{tensors:?}");
+                assert_eq!((arena, &offsets), (start.arena_size, &start.offsets));
+            }
+            searched += usize::from(run(Duration::ZERO, Duration::ZERO).0 > 0);
+        }
+        assert!(searched > 10, "{searched} searches");
+    }
+}
