@@ -49,7 +49,7 @@
 //! abandoned once the cap passes and kept when no worse than the best so
 //! far: the greedy plan; the heuristic's (abandoned one greedy run's time
 //! before the cap, not begun with less than three such runs' time left);
-//! and the search (not begun with less than three times the first-fit
+//! and the search (not begun with less than ten times the first-fit
 //! plan's time left). A cap too short for the greedy plan gives the
 //! first-fit plan, with the peak of live bytes as its lower bound; a zero
 //! cap gives exactly that plan. The least any capped call costs is the
@@ -58,7 +58,11 @@
 //! work in progress when the cap passes: each planner reads the clock
 //! between its set-up steps and every few thousand items or placements,
 //! and the heuristic, whose set-up reads no clock, is given the margin
-//! above.
+//! above. The search, whose decisions open with two sorts of the table and
+//! whose placements on a table that is one component cost `O(n)` each,
+//! opens no decision with less time left than the last opening took (the
+//! set-up's time, before the first), and tries no placement with less left
+//! than the longest stretch between two of its clock readings so far.
 //!
 //! # What is exact
 //!
@@ -141,7 +145,7 @@ pub fn try_plan_offsets_with(
 /// proven lower bound improves (the nodes visited so far included), for
 /// progress displays on long runs. Not called when the starting plan is
 /// already optimal or the time cap leaves too little for the search's
-/// set-up (less than three times what the online first-fit plan took), nor
+/// set-up (less than ten times what the online first-fit plan took), nor
 /// by the other strategies. The plan and report are exactly those of
 /// [`try_plan_offsets_with`].
 ///
@@ -189,12 +193,16 @@ pub fn try_plan_offsets_observed(
                 Some(deadline) => {
                     let (start, online_took) = capped_start(&rounded, peak, deadline)?;
                     // Before its first placement the search sorts the table
-                    // five times (conflict counts, sections, starts, ranks,
-                    // first candidates) and sweeps it as often, where the
-                    // online plan sorted and swept it once: not begun with
-                    // less time left than three times what that took.
+                    // six times (conflict counts, sections, starts, two for
+                    // the ranks, first candidates), sweeps it more often and
+                    // builds a tree over its sections, where the online plan
+                    // sorted it twice and swept it once; a set-up cut short
+                    // by the cap is wasted, and so is one that leaves less
+                    // time than it took, since no decision is opened then:
+                    // not begun with less time left than ten times what the
+                    // online plan took.
                     let left = deadline.saturating_duration_since(Instant::now());
-                    (start, left < online_took.saturating_mul(3))
+                    (start, left < online_took.saturating_mul(10))
                 }
             };
             let budget = options.budget;

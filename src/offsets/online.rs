@@ -26,11 +26,14 @@
 //!
 //! # Complexity
 //!
-//! `O(n log n)` time: two sorts, and one descent, one split and one merge
-//! of an expected `O(log b)`-deep treap per tensor, `b` the free blocks
-//! (priorities are seeded, so the plan is the same on every run); `O(n)`
-//! memory (at most one free block more than the tensors live at once). `E`
-//! plays no part.
+//! `O(n log n)` time: two sorts, and per tensor one descent of an
+//! expected `O(log b)`-deep treap to take its bytes and one to give them
+//! back (plus a split and two merges when they touch no free block, a
+//! merge when they join two), `b` the free blocks (priorities are seeded,
+//! so the plan is the same on every run); `O(n)` memory (at most one free
+//! block more than the tensors live at once). `E` plays no part. The plan
+//! is the first-fit plan by definition whatever the treap's shape: it
+//! depends only on the set of free bytes.
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
@@ -45,46 +48,56 @@ const NIL: usize = usize::MAX;
 /// Errors: [`PlanError::Overflow`] naming a tensor whose end offset would
 /// pass `usize::MAX`; [`PlanError::OutOfMemory`].
 pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
-    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
     let planned = tensors.iter().filter(|t| t.size > 0).count();
-    // Sorted as keys packed beside the index, not as indices compared
-    // through the table: the sort then reads memory in order. Unstable with
-    // the index as the last key: the same order on every run, and no
-    // scratch buffer behind the fallible ones.
-    let mut by_first: Vec<(usize, usize, usize)> = fallible::collect(
+    // Sorted as keys packed beside the index (and the last use, which the
+    // index decides ties before), not as indices compared through the
+    // table: the sort then reads memory in order. Unstable with the index
+    // as the last key compared: the same order on every run, and no scratch
+    // buffer behind the fallible ones.
+    let mut by_first: Vec<(usize, usize, usize, usize)> = fallible::collect(
         planned,
         (tensors.iter().enumerate())
             .filter(|(_, t)| t.size > 0)
-            .map(|(i, t)| (t.first_use, usize::MAX - t.size, i)),
+            .map(|(i, t)| (t.first_use, usize::MAX - t.size, i, t.last_use)),
     )?;
     by_first.sort_unstable();
-    // The tensors by last use, given back in that order: a sort, not a heap
-    // of the live tensors, whose every step misses the cache when most
-    // tensors are live at once.
+    // The tensors by last use, as positions in `by_first`, given back in
+    // that order: a sort, not a heap of the live tensors, whose every step
+    // misses the cache when most tensors are live at once. The order among
+    // equal last uses does not matter: they are always given back together,
+    // and the free bytes after that are the same. Positions, not input
+    // indices: where lifetimes are short, a tensor given back was placed
+    // shortly before, so its size and offset are read near those of the
+    // tensors placed since, not at a random place of the input.
     let mut by_last: Vec<(usize, usize)> = fallible::collect(
         planned,
-        (tensors.iter().enumerate())
-            .filter(|(_, t)| t.size > 0)
-            .map(|(i, t)| (t.last_use, i)),
+        (by_first.iter().enumerate()).map(|(pos, &(_, _, _, last_use))| (last_use, pos)),
     )?;
     by_last.sort_unstable();
 
+    // Offsets by position in `by_first`, written to the input's order at
+    // the end.
+    let mut placed = fallible::filled(planned, 0usize)?;
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
     let mut freed = 0;
-    for &(first_use, room, i) in &by_first {
+    for (pos, &(first_use, room, i, _)) in by_first.iter().enumerate() {
         let size = usize::MAX - room;
-        while let Some(&(last_use, j)) = by_last.get(freed) {
+        while let Some(&(last_use, q)) = by_last.get(freed) {
             if last_use >= first_use {
                 break;
             }
-            free.give_back(offsets[j], tensors[j].size)?;
+            free.give_back(placed[q], usize::MAX - by_first[q].1)?;
             freed += 1;
         }
         let offset = free.take(size)?.ok_or(PlanError::Overflow { tensor: i })?;
-        offsets[i] = offset;
+        placed[pos] = offset;
         // `take` only hands out blocks inside `0..=usize::MAX`.
         arena = arena.max(offset + size);
+    }
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+    for (&(_, _, i, _), &offset) in by_first.iter().zip(&placed) {
+        offsets[i] = offset;
     }
     Ok(MemoryPlan {
         offsets,
@@ -99,6 +112,8 @@ struct FreeBlocks {
     nodes: Vec<Block>,
     /// Unused slots.
     spare: Vec<usize>,
+    /// Scratch: the nodes on one search path from the root.
+    path: Vec<usize>,
     root: usize,
     /// State of the priorities' generator.
     seed: u64,
@@ -125,6 +140,7 @@ impl FreeBlocks {
         let mut blocks = FreeBlocks {
             nodes: fallible::with_capacity(slots)?,
             spare: fallible::with_capacity(slots)?,
+            path: Vec::new(),
             root: NIL,
             seed: 0x2545_F491_4F6C_DD1D,
         };
@@ -218,26 +234,81 @@ impl FreeBlocks {
 
     /// Gives the bytes `start..start + size` back (they are taken: no free
     /// block meets them), coalescing with the free blocks on either side.
+    ///
+    /// The blocks just below and above them are both on the path of a
+    /// search for `start`, so when either touches them the blocks are
+    /// merged in place along that one path; only bytes between two taken
+    /// ranges make a new node, split in.
     fn give_back(&mut self, start: usize, size: usize) -> Result<(), PlanError> {
-        let (mut below, mut above) = self.split(self.root, start);
-        let (mut lo, mut hi) = (start, start + size);
-        if let Some(last) = self.last(below) {
-            let block = self.nodes[last];
-            if block.start + block.size == lo {
-                lo = block.start;
-                below = self.pop_last(below);
-                self.recycle(last)?;
+        let end = start + size;
+        self.path.clear();
+        let (mut below, mut above) = (None, None);
+        let mut t = self.root;
+        while t != NIL {
+            fallible::push(&mut self.path, t)?;
+            let node = self.nodes[t];
+            if node.start < start {
+                below = Some(self.path.len() - 1);
+                t = node.right;
+            } else {
+                above = Some(self.path.len() - 1);
+                t = node.left;
             }
         }
-        if let Some(first) = self.first(above) {
-            let block = self.nodes[first];
-            if block.start == hi {
-                hi = block.start + block.size;
-                above = self.pop_first(above);
-                self.recycle(first)?;
+        // The positions on the path of the blocks that touch the bytes.
+        let below = below.filter(|&k| {
+            let node = self.nodes[self.path[k]];
+            node.start + node.size == start
+        });
+        let above = above.filter(|&k| self.nodes[self.path[k]].start == end);
+        match (below, above) {
+            (None, None) => return self.insert(start, size),
+            (Some(kb), None) => {
+                let b = self.path[kb];
+                self.nodes[b].size += size;
+            }
+            (None, Some(ka)) => {
+                let a = self.path[ka];
+                self.nodes[a].start = start;
+                self.nodes[a].size += size;
+            }
+            (Some(kb), Some(ka)) => {
+                let (b, a) = (self.path[kb], self.path[ka]);
+                self.nodes[b].size += size + self.nodes[a].size;
+                self.pull_path(self.path.len());
+                // The block above leaves the tree: its children take its
+                // place under its parent (a merge pulls every node it
+                // moves), and the nodes above that are pulled again.
+                let merged = self.merge(self.nodes[a].left, self.nodes[a].right);
+                match ka.checked_sub(1).map(|k| self.path[k]) {
+                    None => self.root = merged,
+                    Some(parent) if self.nodes[parent].left == a => {
+                        self.nodes[parent].left = merged
+                    }
+                    Some(parent) => self.nodes[parent].right = merged,
+                }
+                self.recycle(a)?;
+                self.pull_path(ka);
+                return Ok(());
             }
         }
-        let block = self.node(lo, hi - lo)?;
+        self.pull_path(self.path.len());
+        Ok(())
+    }
+
+    /// Recomputes `largest` of the first `len` nodes of `path`, deepest
+    /// first.
+    fn pull_path(&mut self, len: usize) {
+        for k in (0..len).rev() {
+            self.pull(self.path[k]);
+        }
+    }
+
+    /// Gives back `start..start + size`, which touches no free block, as a
+    /// block of its own.
+    fn insert(&mut self, start: usize, size: usize) -> Result<(), PlanError> {
+        let (below, above) = self.split(self.root, start);
+        let block = self.node(start, size)?;
         let lower = self.merge(below, block);
         self.root = self.merge(lower, above);
         Ok(())
@@ -281,52 +352,6 @@ impl FreeBlocks {
             self.pull(b);
             b
         }
-    }
-
-    /// The highest block of `t`.
-    fn last(&self, mut t: usize) -> Option<usize> {
-        if t == NIL {
-            return None;
-        }
-        while self.nodes[t].right != NIL {
-            t = self.nodes[t].right;
-        }
-        Some(t)
-    }
-
-    /// The lowest block of `t`.
-    fn first(&self, mut t: usize) -> Option<usize> {
-        if t == NIL {
-            return None;
-        }
-        while self.nodes[t].left != NIL {
-            t = self.nodes[t].left;
-        }
-        Some(t)
-    }
-
-    /// `t` without its highest block (which the caller recycles).
-    fn pop_last(&mut self, t: usize) -> usize {
-        let node = self.nodes[t];
-        if node.right == NIL {
-            return node.left;
-        }
-        let right = self.pop_last(node.right);
-        self.nodes[t].right = right;
-        self.pull(t);
-        t
-    }
-
-    /// `t` without its lowest block (which the caller recycles).
-    fn pop_first(&mut self, t: usize) -> usize {
-        let node = self.nodes[t];
-        if node.left == NIL {
-            return node.right;
-        }
-        let left = self.pop_first(node.left);
-        self.nodes[t].left = left;
-        self.pull(t);
-        t
     }
 }
 
@@ -383,6 +408,72 @@ mod tests {
                     assert_eq!(o, 0);
                 }
             }
+        }
+    }
+
+    /// Online first fit by its definition: free blocks in a sorted list,
+    /// coalesced by a pass over it, each tensor taken by first use (larger
+    /// first, then by index) after the tensors ended before it give their
+    /// bytes back.
+    fn literal_first_fit(tensors: &[TensorLifetime]) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..tensors.len())
+            .filter(|&i| tensors[i].size > 0)
+            .collect();
+        order.sort_by_key(|&i| (tensors[i].first_use, usize::MAX - tensors[i].size, i));
+        let mut offsets = vec![0; tensors.len()];
+        let mut free: Vec<(usize, usize)> = vec![(0, usize::MAX)];
+        let mut live: Vec<usize> = Vec::new();
+        for &i in &order {
+            let t = tensors[i];
+            live.retain(|&j| {
+                if tensors[j].last_use < t.first_use {
+                    free.push((offsets[j], offsets[j] + tensors[j].size));
+                    false
+                } else {
+                    true
+                }
+            });
+            free.sort_unstable();
+            let mut coalesced: Vec<(usize, usize)> = Vec::new();
+            for &(a, b) in &free {
+                match coalesced.last_mut() {
+                    Some(last) if last.1 == a => last.1 = b,
+                    _ => coalesced.push((a, b)),
+                }
+            }
+            free = coalesced;
+            let k = free.iter().position(|&(a, b)| b - a >= t.size).unwrap();
+            offsets[i] = free[k].0;
+            free[k].0 += t.size;
+            if free[k].0 == free[k].1 {
+                free.remove(k);
+            }
+            live.push(i);
+        }
+        offsets
+    }
+
+    #[test]
+    fn plans_are_those_of_literal_first_fit() {
+        let mut rng = XorShift(0xD1B5_4A32_D192_ED03);
+        for round in 0..400 {
+            let n = 1 + rng.below(80);
+            let span = 1 + rng.below(30);
+            let tensors: Vec<TensorLifetime> = (0..n)
+                .map(|_| {
+                    let first = rng.below(span);
+                    let longest = rng.below(span);
+                    let length = rng.below(1 + longest);
+                    let size = if rng.below(10) == 0 {
+                        0
+                    } else {
+                        1 + rng.below(1 << (1 + round % 6))
+                    };
+                    TensorLifetime::new(size, first, first + length)
+                })
+                .collect();
+            let plan = plan(&tensors).unwrap();
+            assert_eq!(plan.offsets, literal_first_fit(&tensors), "round {round}");
         }
     }
 

@@ -145,9 +145,11 @@ pub struct SearchBudget {
     /// every 1,024 search placements (more often above 256 tensors); and
     /// every 256 heuristic placements. The heuristic is abandoned one greedy
     /// run's time before the cap and not begun with less than three such
-    /// runs left; the search is not begun with less than three times the
-    /// first-fit plan's time left. Without a cap none of this runs: the plan
-    /// is the same on every machine.
+    /// runs left; the search is not begun with less than ten times the
+    /// first-fit plan's time left, and opens no decision, nor tries a
+    /// placement, with less time left than the last opening, or the longest
+    /// stretch between its clock readings, took. Without a cap none of this
+    /// runs: the plan is the same on every machine.
     pub time: Option<Duration>,
     /// Limit on the number of search nodes (partial plans that passed the
     /// search's bounds), or `None` for no limit.

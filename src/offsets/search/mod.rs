@@ -100,7 +100,7 @@ mod overlaps;
 mod placement;
 mod tops;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::conflicts::{gcd, lifetime_length, Degrees, Sections};
 use super::{MemoryPlan, SearchBudget, SearchProgress, TensorLifetime};
@@ -262,7 +262,15 @@ pub(crate) fn improve(
     if start.arena_size <= peak || past(deadline) {
         return Ok(unchanged(start));
     }
-    let degrees = Degrees::new(tensors)?;
+    let set_up_began = Instant::now();
+    // Under a cap the count reads the clock as it goes.
+    let degrees = match deadline {
+        None => Degrees::new(tensors)?,
+        Some(_) => match Degrees::new_until(tensors, deadline)? {
+            Some(degrees) => degrees,
+            None => return Ok(unchanged(start)),
+        },
+    };
     if past(deadline) {
         return Ok(unchanged(start));
     }
@@ -270,6 +278,10 @@ pub(crate) fn improve(
         Ok(search) => search,
         Err(start) => return Ok(unchanged(start)),
     };
+    // A decision's ranking and first candidates sort the table twice and
+    // read no clock: until one has been timed, they are taken to cost what
+    // the set-up did (which sorts it five times).
+    search.opening = set_up_began.elapsed();
     search.run(observe)?;
     Ok(Outcome {
         lower_bound: search.lower_bound.min(search.best_arena),
@@ -315,6 +327,16 @@ struct Search {
     /// Placements between clock reads: fewer on larger problems, whose
     /// placements cost more.
     clock_period: u64,
+    /// What the last decision's opening (ranking and first candidates,
+    /// which read no clock) took: under a time cap a decision is not begun
+    /// with less time left.
+    opening: Duration,
+    /// The last reading of the clock between placements in this decision,
+    /// and the longest time between two such readings: on large components
+    /// one placement's bounds and candidates cost `O(n)`, so the search
+    /// stops once less than that is left.
+    last_reading: Option<Instant>,
+    stretch: Duration,
     /// The section whose bound failed last: checked first, since the same
     /// tight section tends to fail again and again.
     hot: Option<usize>,
@@ -389,7 +411,13 @@ impl Search {
         let Sections {
             ranges: sections,
             count: section_count,
-        } = Sections::new(tensors, &items)?;
+        } = match deadline {
+            None => Sections::new(tensors, &items)?,
+            Some(_) => match Sections::new_until(tensors, &items, deadline)? {
+                Some(sections) => sections,
+                None => return Ok(Err(start)),
+            },
+        };
         if past(deadline) {
             return Ok(Err(start));
         }
@@ -482,6 +510,9 @@ impl Search {
             budget: *budget,
             deadline,
             clock_period: ((CLOCK_PERIOD << 8) / n.max(1) as u64).clamp(1, CLOCK_PERIOD),
+            opening: Duration::ZERO,
+            last_reading: None,
+            stretch: Duration::ZERO,
             hot: None,
             offset: fallible::filled(n, UNPLACED)?,
             floor: fallible::filled(n, 0)?,
@@ -519,18 +550,25 @@ impl Search {
         }
     }
 
-    /// Whether the whole budget is spent.
-    fn out_of_budget(&self) -> bool {
+    /// Whether the whole budget is spent, or so nearly that the stretch of
+    /// placements up to the next reading of the clock, were it as long as
+    /// the longest so far, would end past the cap.
+    fn out_of_budget(&mut self) -> bool {
         if self.budget.nodes.is_some_and(|limit| self.nodes >= limit) {
             return true;
         }
-        match self.budget.time {
-            Some(_) => {
-                self.placements % self.clock_period == 0
-                    && self.deadline.is_some_and(|d| Instant::now() >= d)
-            }
-            None => false,
+        let Some(deadline) = self.deadline.filter(|_| self.budget.time.is_some()) else {
+            return false;
+        };
+        if self.placements % self.clock_period != 0 {
+            return false;
         }
+        let now = Instant::now();
+        if let Some(last) = self.last_reading {
+            self.stretch = self.stretch.max(now.saturating_duration_since(last));
+        }
+        self.last_reading = Some(now);
+        deadline.saturating_duration_since(now) <= self.stretch
     }
 
     /// Rounds of decisions with doubling node limits (see the module docs):
@@ -596,10 +634,14 @@ impl Search {
         let Some(range) = self.leftmost_component() else {
             return Ok(Decision::Found); // nothing to place
         };
-        // Ranking and the first candidates cost `O(n log n)`: not begun,
-        // nor continued, past the cap.
-        if past(self.deadline) {
-            return Ok(Decision::Budget);
+        // Ranking and the first candidates cost `O(n log n)` and read no
+        // clock: not begun with less time left than the last such opening
+        // took, nor continued past the cap.
+        let opening_began = Instant::now();
+        if let Some(deadline) = self.deadline {
+            if deadline.saturating_duration_since(opening_began) <= self.opening {
+                return Ok(Decision::Budget);
+            }
         }
         for p in 0..self.rank.len() {
             self.rank[p] = p + 1;
@@ -611,8 +653,12 @@ impl Search {
         }
         let mut stack: Vec<Frame> = Vec::new();
         let Some((candidates, count)) = self.candidates(range, range, (0, 0), cap, false)? else {
+            self.opening = opening_began.elapsed();
             return Ok(Decision::Infeasible);
         };
+        let opened = Instant::now();
+        self.opening = opened.saturating_duration_since(opening_began);
+        self.last_reading = Some(opened);
         if past(self.deadline) {
             return Ok(Decision::Budget);
         }
@@ -799,5 +845,62 @@ impl Search {
         drop(stack);
         self.reset();
         Ok(decision)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offsets::{try_peak_live_bytes, try_plan_offsets};
+    use std::time::Duration;
+
+    /// Under a cap an hour away, a search told that a decision's opening,
+    /// or a stretch between its clock readings, takes two hours places
+    /// nothing and keeps the starting plan; told nothing, it searches. No
+    /// clock reading decides it: the cap is never near.
+    #[test]
+    fn no_decision_nor_placement_is_begun_with_less_time_left_than_it_took() {
+        let mut rng = crate::rng::XorShift(0x2545_F491_4F6C_DD1D);
+        let mut searched = 0;
+        for _ in 0..40 {
+            let count = 20 + rng.below(40);
+            let tensors: Vec<TensorLifetime> = (0..count)
+                .map(|_| {
+                    let (a, b) = (rng.below(30), rng.below(30));
+                    TensorLifetime::new(1 + rng.below(100), a.min(b), a.max(b))
+                })
+                .collect();
+            let peak = try_peak_live_bytes(&tensors).unwrap();
+            let start = try_plan_offsets(&tensors).unwrap();
+            if start.arena_size <= peak {
+                continue;
+            }
+            let hour = Duration::from_secs(3600);
+            let budget = SearchBudget {
+                time: Some(hour),
+                nodes: Some(2_000),
+            };
+            let deadline = Some(Instant::now() + hour);
+            let run = |opening: Duration, stretch: Duration| {
+                let degrees = Degrees::new(&tensors).unwrap();
+                let start = start.clone();
+                let mut search =
+                    match Search::new(&tensors, degrees, start, peak, &budget, deadline).unwrap() {
+                        Ok(search) => search,
+                        Err(_) => unreachable!("the cap is an hour away"),
+                    };
+                (search.opening, search.stretch) = (opening, stretch);
+                search.run(&mut |_| {}).unwrap();
+                (search.nodes, search.best_arena, search.best_offsets)
+            };
+            let long = 2 * hour;
+            for (opening, stretch) in [(long, Duration::ZERO), (Duration::ZERO, long)] {
+                let (nodes, arena, offsets) = run(opening, stretch);
+                assert_eq!(nodes, 0, "{tensors:?}");
+                assert_eq!((arena, &offsets), (start.arena_size, &start.offsets));
+            }
+            searched += usize::from(run(Duration::ZERO, Duration::ZERO).0 > 0);
+        }
+        assert!(searched > 10, "{searched} searches");
     }
 }
