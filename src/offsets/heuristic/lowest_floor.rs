@@ -281,7 +281,7 @@ impl Floors for ListFloors<'_> {
     fn place(&mut self, p: usize, end: usize) {
         self.floor[p] = PLACED;
         for &q in self.conflicts.neighbours(p) {
-            let floor = &mut self.floor[q];
+            let floor = &mut self.floor[q as usize];
             *floor = (*floor).max(end);
         }
     }
