@@ -18,16 +18,18 @@ pub(crate) struct Conflicts {
     pub(crate) items: Vec<usize>,
     /// The conflict lists end to end: position `p`'s list (the positions of
     /// the tensors whose lifetimes intersect its own) is
-    /// `list[starts[p]..starts[p + 1]]`. One allocation, not one per tensor.
+    /// `list[starts[p]..starts[p + 1]]`. One allocation, not one per tensor;
+    /// `u32` entries (the lists are built only for fewer than 2^32 tensors),
+    /// half the memory and half the cache lines of `usize` ones.
     starts: Vec<usize>,
-    list: Vec<usize>,
+    list: Vec<u32>,
 }
 
-/// Above this many list entries (each end of a conflicting pair, 8 bytes
+/// Above this many list entries (each end of a conflicting pair, 4 bytes
 /// each), the heuristic plans without conflict lists (the search never builds
-/// them): 4 M entries are 32 MiB, half the memory allowed beyond a large
+/// them): 8 M entries are 32 MiB, half the memory allowed beyond a large
 /// input.
-pub(crate) const LIST_ENTRY_LIMIT: usize = 4 << 20;
+pub(crate) const LIST_ENTRY_LIMIT: usize = 8 << 20;
 
 /// The planned tensors and how many conflicts each has, counted without
 /// listing them: `O(n log n)` time, `O(n)` memory.
@@ -109,9 +111,9 @@ impl Degrees {
     }
 
     /// Whether the conflict lists are small enough to build
-    /// ([`LIST_ENTRY_LIMIT`]).
+    /// ([`LIST_ENTRY_LIMIT`]) and their entries fit `u32`.
     pub(crate) fn lists_fit(&self) -> bool {
-        self.entries <= LIST_ENTRY_LIMIT
+        self.entries <= LIST_ENTRY_LIMIT && self.items.len() <= u32::MAX as usize
     }
 }
 
@@ -155,9 +157,10 @@ impl Conflicts {
             degree,
             entries,
         } = degrees;
-        fallible::refuse_above_half_available(
-            entries.saturating_mul(std::mem::size_of::<usize>()),
-        )?;
+        fallible::refuse_above_half_available(entries.saturating_mul(std::mem::size_of::<u32>()))?;
+        if items.len() > u32::MAX as usize {
+            return Err(PlanError::OutOfMemory { bytes: usize::MAX });
+        }
         let mut starts: Vec<usize> = fallible::with_capacity(items.len() + 1)?;
         let mut sum = 0usize;
         starts.push(0);
@@ -166,7 +169,7 @@ impl Conflicts {
             starts.push(sum);
         }
         drop(degree);
-        let mut list = fallible::filled(sum, 0usize)?;
+        let mut list = fallible::filled(sum, 0u32)?;
         // Each list's next free entry.
         let mut next: Vec<usize> = fallible::collect(items.len(), starts.iter().copied())?;
         // Entries written since the clock was last read.
@@ -185,9 +188,10 @@ impl Conflicts {
                 .iter()
                 .take_while(|&&q| tensors[items[q]].first_use <= last)
             {
-                list[next[p]] = q;
+                // Both below `items.len()`, checked to fit `u32`.
+                list[next[p]] = q as u32;
                 next[p] += 1;
-                list[next[q]] = p;
+                list[next[q]] = p as u32;
                 next[q] += 1;
                 since += 2;
             }
@@ -201,7 +205,7 @@ impl Conflicts {
 
     /// The positions of the tensors whose lifetimes intersect that of
     /// position `p`.
-    pub(crate) fn neighbours(&self, p: usize) -> &[usize] {
+    pub(crate) fn neighbours(&self, p: usize) -> &[u32] {
         &self.list[self.starts[p]..self.starts[p + 1]]
     }
 
@@ -380,7 +384,7 @@ mod tests {
                 let mut listed: Vec<usize> = conflicts
                     .neighbours(p)
                     .iter()
-                    .map(|&q| conflicts.items[q])
+                    .map(|&q| conflicts.items[q as usize])
                     .collect();
                 listed.sort_unstable();
                 let intersecting: Vec<usize> = expected

@@ -430,6 +430,7 @@ impl<'a> Placer<'a> {
         // Room for every conflict was reserved in `new`.
         self.spans.clear();
         for &q in neighbours {
+            let q = q as usize;
             if self.placed[q] {
                 // Placed ends were checked not to overflow.
                 self.spans
@@ -552,7 +553,7 @@ impl<'a> Placer<'a> {
             // Sizes are multiples of the unit, so `end` is too.
             let end_units = end / unit;
             for &q in self.conflicts.neighbours(p) {
-                let slot = position[q];
+                let slot = position[q as usize];
                 if slot != GONE && live[slot].floor() < end_units {
                     live[slot] = K::new(end_units, live[slot].rank());
                 }

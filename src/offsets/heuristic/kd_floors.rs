@@ -15,7 +15,10 @@
 //!
 //! Complexity: a placement visits `O(√n)` subtrees straddling a quadrant's
 //! edges, plus the subtrees whose second floor a raise passes; `O(n log n)`
-//! to build the tree. Memory `O(n)`.
+//! to build the tree. Memory `O(n)`: one 64-byte node (a cache line) per
+//! tensor, its lifetime's ends as ranks among the distinct endpoints
+//! (`u32`, which keeps every comparison), so the tree is built for fewer
+//! than 2^31 tensors.
 
 use std::time::Instant;
 
@@ -27,28 +30,35 @@ use crate::sys::fallible;
 /// A placed (or absent) tensor's floor: above every other.
 const NONE: usize = usize::MAX;
 
-/// One tensor in the k-d tree, with the aggregates of its subtree.
+/// The rank of no tensor (that of an empty aggregate).
+const NO_RANK: u32 = u32::MAX;
+
+/// One tensor in the k-d tree, with the aggregates of its subtree: one
+/// cache line. Lifetime ends are ranks among the table's distinct
+/// endpoints, which compare as the nodes do.
 #[derive(Clone, Copy)]
+#[repr(C, align(64))]
 struct Node {
-    /// The tensor's position in `items` and its lifetime.
-    p: usize,
-    first: usize,
-    last: usize,
-    /// Its floor ([`NONE`] once placed) and rank in the ordering.
+    /// Its floor ([`NONE`] once placed).
     floor: usize,
-    rank: usize,
-    /// Bounding box of the subtree's lifetimes.
-    first_min: usize,
-    first_max: usize,
-    last_min: usize,
-    last_max: usize,
-    /// Least floor of the subtree, the least rank at that floor, and the
-    /// next larger floor (segment-tree-beats style).
+    /// Least floor of the subtree, the next larger floor
+    /// (segment-tree-beats style) and the least rank at the least floor.
     least: usize,
-    least_rank: usize,
     second: usize,
     /// A raise of the children's floors still to be applied.
     pending: usize,
+    /// The tensor's lifetime.
+    first: u32,
+    last: u32,
+    /// Bounding box of the subtree's lifetimes.
+    first_min: u32,
+    first_max: u32,
+    last_min: u32,
+    last_max: u32,
+    /// The tensor's rank in the ordering (its position while the tree is
+    /// built), and the least rank at the subtree's least floor.
+    rank: u32,
+    least_rank: u32,
 }
 
 /// The lowest-floor rule over a k-d tree of the lifetimes `(first, last)`.
@@ -74,7 +84,7 @@ pub(super) struct FloorTree<'a> {
 }
 
 /// The aggregates `(least, least_rank, second)` of two sets combined.
-fn merge(a: (usize, usize, usize), b: (usize, usize, usize)) -> (usize, usize, usize) {
+fn merge(a: (usize, u32, usize), b: (usize, u32, usize)) -> (usize, u32, usize) {
     use std::cmp::Ordering::{Equal, Greater, Less};
     match b.0.cmp(&a.0) {
         Less => (b.0, b.1, b.2.min(a.0)),
@@ -91,31 +101,49 @@ impl<'a> FloorTree<'a> {
         deadline: Option<Instant>,
     ) -> Result<Self, PlanError> {
         let n = items.len();
+        if n >= 1 << 31 {
+            // Endpoint ranks and tensor ranks would not fit `u32`.
+            return Err(PlanError::OutOfMemory { bytes: usize::MAX });
+        }
+        // The distinct endpoints, firsts and lasts together: a lifetime end's
+        // rank among them compares with any other end as its node does.
+        let mut ends: Vec<usize> = fallible::collect(
+            2 * n,
+            items
+                .iter()
+                .flat_map(|&i| [tensors[i].first_use, tensors[i].last_use]),
+        )?;
+        ends.sort_unstable();
+        ends.dedup();
+        // Below 2n, so below 2^32.
+        let rank_of = |x: usize| ends.partition_point(|&e| e < x) as u32;
         let mut nodes: Vec<Node> = fallible::collect(
             n,
             items.iter().enumerate().map(|(p, &i)| {
-                let (first, last) = (tensors[i].first_use, tensors[i].last_use);
+                let first = rank_of(tensors[i].first_use);
+                let last = rank_of(tensors[i].last_use);
                 Node {
-                    p,
+                    floor: 0,
+                    least: 0,
+                    second: NONE,
+                    pending: 0,
                     first,
                     last,
-                    floor: 0,
-                    rank: p,
                     first_min: first,
                     first_max: first,
                     last_min: last,
                     last_max: last,
-                    least: 0,
-                    least_rank: p,
-                    second: NONE,
-                    pending: 0,
+                    rank: p as u32,
+                    least_rank: p as u32,
                 }
             }),
         )?;
+        drop(ends);
         build(&mut nodes, 0);
         let mut node_of = fallible::filled(n, 0)?;
         for (v, node) in nodes.iter().enumerate() {
-            node_of[node.p] = v;
+            // The rank is still the position here.
+            node_of[node.rank as usize] = v;
         }
         Ok(FloorTree {
             sizes,
@@ -135,7 +163,7 @@ impl<'a> FloorTree<'a> {
         let v = (lo + hi) / 2;
         let mut aggregate = (self.nodes[v].floor, self.nodes[v].rank, NONE);
         if self.nodes[v].floor == NONE {
-            aggregate = (NONE, NONE, NONE);
+            aggregate = (NONE, NO_RANK, NONE);
         }
         for (l, h) in [(lo, v), (v + 1, hi)] {
             if l < h {
@@ -189,7 +217,7 @@ impl<'a> FloorTree<'a> {
 
     /// Raises to at least `top` the floors of the tensors of subtree
     /// `lo..hi` live somewhere in `first..=last`; whether any floor rose.
-    fn raise(&mut self, lo: usize, hi: usize, (first, last): (usize, usize), top: usize) -> bool {
+    fn raise(&mut self, lo: usize, hi: usize, (first, last): (u32, u32), top: usize) -> bool {
         if lo >= hi {
             return false;
         }
@@ -260,9 +288,9 @@ fn build(nodes: &mut [Node], depth: usize) {
     }
     let mid = nodes.len() / 2;
     if depth % 2 == 0 {
-        nodes.select_nth_unstable_by_key(mid, |n| (n.first, n.last, n.p));
+        nodes.select_nth_unstable_by_key(mid, |n| (n.first, n.last, n.rank));
     } else {
-        nodes.select_nth_unstable_by_key(mid, |n| (n.last, n.first, n.p));
+        nodes.select_nth_unstable_by_key(mid, |n| (n.last, n.first, n.rank));
     }
     let (left, rest) = nodes.split_at_mut(mid);
     let (node, right) = rest.split_first_mut().unwrap_or_else(|| unreachable!());
@@ -286,7 +314,8 @@ impl Placement for FloorTree<'_> {
         let n = order.len();
         for (r, &p) in order.iter().enumerate() {
             let v = self.node_of[p];
-            self.nodes[v].rank = r;
+            // Below n < 2^31.
+            self.nodes[v].rank = r as u32;
         }
         self.reset(0, n);
         self.visits = 0;
@@ -296,7 +325,7 @@ impl Placement for FloorTree<'_> {
                 return Ok(None);
             }
             let root = &self.nodes[n / 2];
-            let (floor, p) = (root.least, order[root.least_rank]);
+            let (floor, p) = (root.least, order[root.least_rank as usize]);
             let at = self.node_of[p];
             self.remove(0, n, at);
             let end = floor

@@ -112,8 +112,12 @@ pub(super) fn place<K: Key>(
 /// around its least key. Each key moves down at most [`Key::BITS`] times,
 /// and usually once or twice: `O(1)` amortised per push and pop in
 /// practice, with no comparisons along a tree.
+///
+/// Each key travels with its tensor's position, so that a pop needs no
+/// look-up of the rank in the ordering (a cache miss per pop on large
+/// tables, where pops come in floor order, not rank order).
 pub(super) struct RadixHeap<K> {
-    buckets: Vec<Vec<K>>,
+    buckets: Vec<Vec<(K, usize)>>,
     last: K,
     len: usize,
 }
@@ -138,20 +142,20 @@ impl<K: Key> RadixHeap<K> {
         self.len = 0;
     }
 
-    /// Adds `key`, at least the last key popped. Errors:
+    /// Adds `key` of position `p`, at least the last key popped. Errors:
     /// [`PlanError::OutOfMemory`].
-    fn push(&mut self, key: K) -> Result<(), PlanError> {
+    fn push(&mut self, key: K, p: usize) -> Result<(), PlanError> {
         if self.buckets.is_empty() {
             self.buckets = fallible::collect(K::BITS + 1, (0..=K::BITS).map(|_| Vec::new()))?;
         }
-        fallible::push(&mut self.buckets[key.distance(self.last)], key)?;
+        fallible::push(&mut self.buckets[key.distance(self.last)], (key, p))?;
         self.len += 1;
         Ok(())
     }
 
-    /// Removes and returns the least key. Errors:
+    /// Removes and returns the least key and its position. Errors:
     /// [`PlanError::OutOfMemory`].
-    fn pop(&mut self) -> Result<Option<K>, PlanError> {
+    fn pop(&mut self) -> Result<Option<(K, usize)>, PlanError> {
         if self.len == 0 {
             return Ok(None);
         }
@@ -160,11 +164,11 @@ impl<K: Key> RadixHeap<K> {
                 return Ok(None);
             };
             let mut moving = std::mem::take(&mut self.buckets[b]);
-            self.last = moving.iter().copied().min().unwrap_or(self.last);
+            self.last = moving.iter().map(|e| e.0).min().unwrap_or(self.last);
             // Every key of bucket `b` differs from the new last key below
             // bit `b - 1`: it goes to a lower bucket.
-            for &key in &moving {
-                fallible::push(&mut self.buckets[key.distance(self.last)], key)?;
+            for &entry in &moving {
+                fallible::push(&mut self.buckets[entry.0.distance(self.last)], entry)?;
             }
             moving.clear();
             self.buckets[b] = moving;
@@ -221,22 +225,21 @@ fn run<K: Key>(
             let p = order[r];
             let floor = floors.floor(p);
             if floor > 0 {
-                heap.push(K::new(floor, r))?;
+                heap.push(K::new(floor, r), p)?;
                 continue;
             }
             (p, 0)
         } else {
-            let Some(least) = heap.pop()? else {
+            let Some((least, p)) = heap.pop()? else {
                 break;
             };
-            let p = order[least.rank()];
             let floor = floors.floor(p);
             if floor > least.floor() {
                 stale += 1;
                 if stale > stale_limit.saturating_mul(placed.max(early)) {
                     return Ok((None, stale, true));
                 }
-                heap.push(K::new(floor, least.rank()))?;
+                heap.push(K::new(floor, least.rank()), p)?;
                 continue;
             }
             (p, floor)
@@ -278,7 +281,7 @@ impl Floors for ListFloors<'_> {
     fn place(&mut self, p: usize, end: usize) {
         self.floor[p] = PLACED;
         for &q in self.conflicts.neighbours(p) {
-            let floor = &mut self.floor[q];
+            let floor = &mut self.floor[q as usize];
             *floor = (*floor).max(end);
         }
     }
