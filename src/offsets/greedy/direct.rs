@@ -10,8 +10,12 @@ use super::{Clock, Stop, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
 
-/// A placed tensor: its byte range and its lifetime.
+/// A placed tensor: its byte range and its lifetime. Aligned to its size,
+/// so that no entry of the scans' lists straddles two cache lines (where
+/// the allocator's alignment lets it, the scans read split lines and the
+/// same table plans at a speed that depends on the heap's history).
 #[derive(Clone, Copy)]
+#[repr(C, align(32))]
 struct Placed {
     start: usize,
     end: usize,
