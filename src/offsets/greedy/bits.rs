@@ -40,39 +40,47 @@ pub(super) fn place<C: Clock>(
         return Ok(0);
     }
     let words = n.div_ceil(64);
-    // The steps by first use and by last use, as keys (endpoint, step),
-    // gathered in input order (usually time order, which the sorts find
+    // The steps by first use and by last use, as (endpoint, step), gathered
+    // in input order (usually time order, which a comparison sort finds
     // already sorted) and sorted by the endpoint alone: the order among
     // equal endpoints does not matter, since the counts below always take
     // all of them or none.
     let mut step_of = fallible::filled(tensors.len(), 0usize)?;
+    let (mut low, mut high) = (usize::MAX, 0usize);
     for (step, &i) in order.iter().enumerate() {
         step_of[i] = step;
+        low = low.min(tensors[i].first_use);
+        high = high.max(tensors[i].last_use);
     }
-    let key = |value: usize, step: usize| (value as u128) << 64 | step as u128;
-    let step_of_key = |key: u128| key as u64 as usize;
-    let value_of = |key: u128| (key >> 64) as usize;
     let planned = || (0..tensors.len()).filter(|&i| tensors[i].size > 0);
-    let mut by_first: Vec<u128> =
-        fallible::collect(n, planned().map(|i| key(tensors[i].first_use, step_of[i])))?;
-    let mut by_last: Vec<u128> =
-        fallible::collect(n, planned().map(|i| key(tensors[i].last_use, step_of[i])))?;
+    let by_first = sorted_by_value(
+        planned().map(|i| (tensors[i].first_use, step_of[i])),
+        n,
+        low,
+        high,
+    )?;
+    let by_last = sorted_by_value(
+        planned().map(|i| (tensors[i].last_use, step_of[i])),
+        n,
+        low,
+        high,
+    )?;
     drop(step_of);
-    by_first.sort_unstable_by_key(|&key| value_of(key));
-    by_last.sort_unstable_by_key(|&key| value_of(key));
+    let value_of = |&(value, _): &(usize, usize)| value;
+    let step_of_key = |&(_, step): &(usize, usize)| step;
     // Per step: how many tensors start by its last use (`.0`) and how many
     // end before its first use (`.1`), by merging the two orders.
     let mut counts = fallible::filled(n, (0usize, 0usize))?;
     let mut started_by = 0;
-    for &last in &by_last {
-        while started_by < n && value_of(by_first[started_by]) <= value_of(last) {
+    for last in &by_last {
+        while started_by < n && value_of(&by_first[started_by]) <= value_of(last) {
             started_by += 1;
         }
         counts[step_of_key(last)].0 = started_by;
     }
     let mut ended_before = 0;
-    for &first in &by_first {
-        while ended_before < n && value_of(by_last[ended_before]) < value_of(first) {
+    for first in &by_first {
+        while ended_before < n && value_of(&by_last[ended_before]) < value_of(first) {
             ended_before += 1;
         }
         counts[step_of_key(first)].1 = ended_before;
@@ -88,7 +96,7 @@ pub(super) fn place<C: Clock>(
     for (table, sorted) in [(&mut started, &by_first), (&mut ended, &by_last)] {
         for w in 0..words {
             let mut column = 0u64;
-            for (r, &key) in sorted.iter().enumerate() {
+            for (r, key) in sorted.iter().enumerate() {
                 let step = step_of_key(key);
                 column |= u64::from(step / 64 == w) << (step % 64);
                 table[(r + 1) * words + w] = column;
@@ -129,4 +137,39 @@ pub(super) fn place<C: Clock>(
         arena_size = arena_size.max(end);
     }
     Ok(arena_size)
+}
+
+/// The pairs `(value, step)` of `pairs` (`n` of them, values within
+/// `low..=high`) in increasing order of value, equal values in any order.
+///
+/// Complexity: `O(n + high − low)` time and memory by counting when the
+/// values span fewer than `4 n` (endpoints numbered by node, as networks'
+/// are), else `O(n log n)` by a comparison sort, `O(n)` on sorted input.
+fn sorted_by_value(
+    pairs: impl Iterator<Item = (usize, usize)> + Clone,
+    n: usize,
+    low: usize,
+    high: usize,
+) -> Result<Vec<(usize, usize)>, PlanError> {
+    let span = high - low;
+    if span >= n.saturating_mul(4) {
+        let mut sorted = fallible::collect(n, pairs)?;
+        sorted.sort_unstable_by_key(|&(value, _)| value);
+        return Ok(sorted);
+    }
+    // Counting: `starts[v]` is where value `low + v` goes.
+    let mut starts = fallible::filled(span + 2, 0usize)?;
+    for (value, _) in pairs.clone() {
+        starts[value - low + 1] += 1;
+    }
+    for v in 1..starts.len() {
+        starts[v] += starts[v - 1];
+    }
+    let mut sorted = fallible::filled(n, (0usize, 0usize))?;
+    for (value, step) in pairs {
+        let at = &mut starts[value - low];
+        sorted[*at] = (value, step);
+        *at += 1;
+    }
+    Ok(sorted)
 }
