@@ -40,50 +40,45 @@ pub(super) fn place<C: Clock>(
         return Ok(0);
     }
     let words = n.div_ceil(64);
-    // The steps by first use and by last use, as (endpoint, step), gathered
-    // in input order (usually time order, which a comparison sort finds
-    // already sorted) and sorted by the endpoint alone: the order among
-    // equal endpoints does not matter, since the counts below always take
-    // all of them or none.
-    let mut step_of = fallible::filled(tensors.len(), 0usize)?;
     let (mut low, mut high) = (usize::MAX, 0usize);
-    for (step, &i) in order.iter().enumerate() {
-        step_of[i] = step;
+    for &i in order {
         low = low.min(tensors[i].first_use);
         high = high.max(tensors[i].last_use);
     }
-    let planned = || (0..tensors.len()).filter(|&i| tensors[i].size > 0);
-    let by_first = sorted_by_value(
-        planned().map(|i| (tensors[i].first_use, step_of[i])),
-        n,
-        low,
-        high,
-    )?;
-    let by_last = sorted_by_value(
-        planned().map(|i| (tensors[i].last_use, step_of[i])),
-        n,
-        low,
-        high,
-    )?;
-    drop(step_of);
-    let value_of = |&(value, _): &(usize, usize)| value;
-    let step_of_key = |&(_, step): &(usize, usize)| step;
+    // One list for the pairs of every step, in five parts of `n`: the steps
+    // by first use and by last use as (endpoint, step), each step's counts
+    // below, each placed step's byte range, and the conflicting ranges of
+    // the current placement.
+    let mut pairs = fallible::filled(5 * n, (0usize, 0usize))?;
+    let (by_first, rest) = pairs.split_at_mut(n);
+    let (by_last, rest) = rest.split_at_mut(n);
+    let (counts, rest) = rest.split_at_mut(n);
+    let (ranges, blocks) = rest.split_at_mut(n);
+    // Sorted by the endpoint alone: the order among equal endpoints does
+    // not matter, since the counts below always take all of them or none.
+    let endpoints = |last: bool| {
+        order.iter().enumerate().map(move |(step, &i)| {
+            let t = &tensors[i];
+            (if last { t.last_use } else { t.first_use }, step)
+        })
+    };
+    sort_by_value(endpoints(false), by_first, low, high)?;
+    sort_by_value(endpoints(true), by_last, low, high)?;
     // Per step: how many tensors start by its last use (`.0`) and how many
     // end before its first use (`.1`), by merging the two orders.
-    let mut counts = fallible::filled(n, (0usize, 0usize))?;
     let mut started_by = 0;
-    for last in &by_last {
-        while started_by < n && value_of(&by_first[started_by]) <= value_of(last) {
+    for &(last, step) in by_last.iter() {
+        while started_by < n && by_first[started_by].0 <= last {
             started_by += 1;
         }
-        counts[step_of_key(last)].0 = started_by;
+        counts[step].0 = started_by;
     }
     let mut ended_before = 0;
-    for first in &by_first {
-        while ended_before < n && value_of(&by_last[ended_before]) < value_of(first) {
+    for &(first, step) in by_first.iter() {
+        while ended_before < n && by_last[ended_before].0 < first {
             ended_before += 1;
         }
-        counts[step_of_key(first)].1 = ended_before;
+        counts[step].1 = ended_before;
     }
     // Row `r` of `started`: the steps of the first `r` tensors by first
     // use; row `r` of `ended`: those of the first `r` by last use. Built a
@@ -91,22 +86,18 @@ pub(super) fn place<C: Clock>(
     let rows = (n + 1)
         .checked_mul(words)
         .ok_or(PlanError::OutOfMemory { bytes: usize::MAX })?;
-    let mut started = fallible::filled(rows, 0u64)?;
-    let mut ended = fallible::filled(rows, 0u64)?;
-    for (table, sorted) in [(&mut started, &by_first), (&mut ended, &by_last)] {
+    let mut tables = fallible::filled(2 * rows, 0u64)?;
+    let (started, ended) = tables.split_at_mut(rows);
+    for (table, sorted) in [(&mut *started, &*by_first), (&mut *ended, &*by_last)] {
         for w in 0..words {
             let mut column = 0u64;
-            for (r, key) in sorted.iter().enumerate() {
-                let step = step_of_key(key);
+            for (r, &(_, step)) in sorted.iter().enumerate() {
                 column |= u64::from(step / 64 == w) << (step % 64);
                 table[(r + 1) * words + w] = column;
             }
         }
     }
-    drop((by_first, by_last));
     clock.check()?;
-    let mut ranges = fallible::filled(n, (0usize, 0usize))?;
-    let mut blocks: Vec<(usize, usize)> = fallible::with_capacity(n)?;
     let mut arena_size = 0usize;
     for (step, &i) in order.iter().enumerate() {
         clock.check_at(step)?;
@@ -115,7 +106,7 @@ pub(super) fn place<C: Clock>(
         let (k, m) = counts[step];
         let meets = &started[k * words..][..words];
         let gone = &ended[m * words..][..words];
-        blocks.clear();
+        let mut conflicts = 0;
         let top = step / 64;
         for w in 0..=top {
             let mut bits = meets[w] & !gone[w];
@@ -125,10 +116,11 @@ pub(super) fn place<C: Clock>(
             while bits != 0 {
                 let j = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                blocks.push(ranges[j]);
+                blocks[conflicts] = ranges[j];
+                conflicts += 1;
             }
         }
-        let offset = super::best_fit(&mut blocks, size);
+        let offset = super::best_fit(&mut blocks[..conflicts], size);
         let end = offset
             .checked_add(size)
             .ok_or(PlanError::Overflow { tensor: i })?;
@@ -139,23 +131,26 @@ pub(super) fn place<C: Clock>(
     Ok(arena_size)
 }
 
-/// The pairs `(value, step)` of `pairs` (`n` of them, values within
-/// `low..=high`) in increasing order of value, equal values in any order.
+/// Writes the pairs `(value, step)` of `pairs` (`sorted.len()` of them,
+/// values within `low..=high`) to `sorted` in increasing order of value,
+/// equal values in any order.
 ///
 /// Complexity: `O(n + high − low)` time and memory by counting when the
 /// values span fewer than `4 n` (endpoints numbered by node, as networks'
-/// are), else `O(n log n)` by a comparison sort, `O(n)` on sorted input.
-fn sorted_by_value(
+/// are), else `O(n log n)` time by a comparison sort, no memory.
+fn sort_by_value(
     pairs: impl Iterator<Item = (usize, usize)> + Clone,
-    n: usize,
+    sorted: &mut [(usize, usize)],
     low: usize,
     high: usize,
-) -> Result<Vec<(usize, usize)>, PlanError> {
+) -> Result<(), PlanError> {
     let span = high - low;
-    if span >= n.saturating_mul(4) {
-        let mut sorted = fallible::collect(n, pairs)?;
+    if span >= sorted.len().saturating_mul(4) {
+        for (slot, pair) in sorted.iter_mut().zip(pairs) {
+            *slot = pair;
+        }
         sorted.sort_unstable_by_key(|&(value, _)| value);
-        return Ok(sorted);
+        return Ok(());
     }
     // Counting: `starts[v]` is where value `low + v` goes.
     let mut starts = fallible::filled(span + 2, 0usize)?;
@@ -165,11 +160,10 @@ fn sorted_by_value(
     for v in 1..starts.len() {
         starts[v] += starts[v - 1];
     }
-    let mut sorted = fallible::filled(n, (0usize, 0usize))?;
     for (value, step) in pairs {
         let at = &mut starts[value - low];
         sorted[*at] = (value, step);
         *at += 1;
     }
-    Ok(sorted)
+    Ok(())
 }

@@ -22,9 +22,10 @@
 //! Small tables skip the index, whose set-up (ranks, tree, unions) would
 //! cost more than the scans it saves: up to [`IN_ORDER_UP_TO`] tensors,
 //! the specification's scan over one contiguous list in placement order
-//! ([`direct`]); up to [`BITS_UP_TO`] tensors when the table is sparse
-//! (fewer than one pair in [`BITS_DENSE_FROM`] conflicts, estimated from a
-//! few sampled tensors), bit sets of the tensors started and ended by each
+//! ([`direct`]); up to [`BITS_AT_ANY_DENSITY_UP_TO`] tensors, and up to
+//! [`BITS_UP_TO`] when the table is sparse (fewer than one pair in
+//! [`BITS_DENSE_FROM`] conflicts, estimated from a few sampled tensors),
+//! bit sets of the tensors started and ended by each
 //! endpoint, whose conjunction gives a placement's conflicts in a few words
 //! ([`bits`]); up to [`DENSE_DIRECT_UP_TO`] when the table is dense (at
 //! least one pair in 32 conflicts, one in 16 above [`SPARSER_DENSE_UP_TO`]
@@ -194,7 +195,9 @@ fn place_by_shape<C: Clock>(
     let n = order.len();
     if n <= IN_ORDER_UP_TO {
         direct::place_in_order(tensors, order, offsets, clock)
-    } else if n <= BITS_UP_TO && !is_dense(tensors, n, BITS_DENSE_FROM) {
+    } else if n <= BITS_AT_ANY_DENSITY_UP_TO
+        || (n <= BITS_UP_TO && !is_dense(tensors, n, BITS_DENSE_FROM))
+    {
         clock.check()?;
         bits::place(tensors, order, offsets, clock)
     } else if n <= DENSE_DIRECT_UP_TO && is_dense(tensors, n, dense_from(n)) {
@@ -211,6 +214,13 @@ fn place_by_shape<C: Clock>(
 /// order ([`direct::place_in_order`]): below, the other paths' set-up
 /// (sorts, tables) costs more than the scans it saves.
 const IN_ORDER_UP_TO: usize = 48;
+
+/// Up to this many planned tensors every table takes the bit-set tables of
+/// [`bits`]: their work is at most the scans' on any table (a few words
+/// where the scans test each placed tensor, the same sort of the
+/// conflicting ranges), and the density estimate would cost a sizeable
+/// part of the plan.
+const BITS_AT_ANY_DENSITY_UP_TO: usize = 128;
 
 /// Up to this many planned tensors a sparse table (fewer than one pair in
 /// [`BITS_DENSE_FROM`] conflicting) takes the bit-set tables of [`bits`]:
@@ -574,7 +584,8 @@ mod tests {
             63,
             64,
             65,
-            129,
+            BITS_AT_ANY_DENSITY_UP_TO,
+            BITS_AT_ANY_DENSITY_UP_TO + 1,
             256,
             257,
             513,
