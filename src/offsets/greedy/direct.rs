@@ -3,31 +3,17 @@
 //! kept sorted by offset, so the conflicting ranges come out sorted and best
 //! fit is read off in the same pass (no list, no sort per placement).
 //!
-//! Below a few hundred tensors this beats the index of [`super::index`],
-//! whose set-up (ranks, tree, unions) costs more than the scans it saves.
+//! On dense tables of up to a few thousand tensors this beats the index of
+//! [`super::index`], which gathers nearly as many ranges as the scan visits;
+//! sparse ones up to a thousand take the bit sets of [`super::bits`].
 
 use super::{Clock, Stop, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
 
-/// A placed tensor: its byte range and its lifetime. Aligned to its size,
-/// so that no entry of the scans' lists straddles two cache lines (where
-/// the allocator's alignment lets it, the scans read split lines and the
-/// same table plans at a speed that depends on the heap's history).
+/// A placed tensor: its byte range and its lifetime.
 #[derive(Clone, Copy)]
-#[repr(C, align(32))]
 struct Placed {
-    start: usize,
-    end: usize,
-    first: usize,
-    last: usize,
-}
-
-/// [`Placed`] at the allocator's own alignment, for the scan in placement
-/// order: its lists are short, and an over-aligned allocation costs more
-/// there than the lines it saves.
-#[derive(Clone, Copy)]
-struct Entry {
     start: usize,
     end: usize,
     first: usize,
@@ -36,8 +22,8 @@ struct Entry {
 
 /// [`place`] over the placed tensors in placement order: the conflicting
 /// ranges are collected and sorted per placement, as the specification
-/// states it, but from one contiguous list. On small sparse tables this is
-/// the cheaper scan: sizes fall with time in most networks, so the
+/// states it, but from one contiguous list. On the smallest tables (a few
+/// dozen tensors, below the bit sets' set-up) this is the cheaper scan: sizes fall with time in most networks, so the
 /// conflicting tensors are neighbours in placement order and the scan's
 /// branches are predictable, while in offset order they are scattered.
 ///
@@ -49,7 +35,7 @@ pub(super) fn place_in_order<C: Clock>(
     offsets: &mut [usize],
     clock: C,
 ) -> Result<usize, Stop<C::Late>> {
-    let mut placed: Vec<Entry> = fallible::with_capacity(order.len())?;
+    let mut placed: Vec<Placed> = fallible::with_capacity(order.len())?;
     let mut blocks: Vec<(usize, usize)> = fallible::with_capacity(order.len())?;
     let mut arena_size = 0usize;
     for (step, &i) in order.iter().enumerate() {
@@ -70,7 +56,7 @@ pub(super) fn place_in_order<C: Clock>(
         let end = offset
             .checked_add(size)
             .ok_or(PlanError::Overflow { tensor: i })?;
-        placed.push(Entry {
+        placed.push(Placed {
             start: offset,
             end,
             first: first_use,
