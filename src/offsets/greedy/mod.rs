@@ -233,7 +233,7 @@ const BITS_UP_TO: usize = 1024;
 /// offset order costs less than the bit-set tables: there most placed
 /// tensors conflict, and the tables' path sorts their ranges per placement
 /// where the scan reads them in order.
-const BITS_DENSE_FROM: usize = 5;
+const BITS_DENSE_FROM: usize = 8;
 
 /// Up to this many planned tensors a dense table takes the direct scan in
 /// offset order ([`direct::place`]): where most pairs conflict, the index
