@@ -66,10 +66,26 @@ pub(super) fn placement_order(tensors: &[TensorLifetime]) -> Result<Vec<usize>, 
     let planned = || (0..tensors.len()).filter(|&i| tensors[i].size > 0);
     let count = planned().count();
     if count < RADIX_FROM {
-        let mut order: Vec<usize> = fallible::collect(count, planned())?;
-        // Stable: equal sizes keep input order.
-        order.sort_by_key(|&i| core::cmp::Reverse(tensors[i].size));
-        return Ok(order);
+        // Key: the size's complement above, the input index below, so that
+        // the keys' ascending order is the placement order (the index
+        // breaks ties, so an unstable sort is exact) and the sort reads no
+        // tensor; in 64 bits where sizes and indices fit in 32.
+        let narrow = u32::try_from(tensors.len()).is_ok()
+            && planned().all(|i| u32::try_from(tensors[i].size).is_ok());
+        if narrow {
+            let mut keys: Vec<u64> = fallible::collect(
+                count,
+                planned().map(|i| (!tensors[i].size as u32 as u64) << 32 | i as u64),
+            )?;
+            keys.sort_unstable();
+            return fallible::collect(count, keys.iter().map(|&key| key as u32 as usize));
+        }
+        let mut keys: Vec<u128> = fallible::collect(
+            count,
+            planned().map(|i| (!tensors[i].size as u128) << 64 | i as u128),
+        )?;
+        keys.sort_unstable();
+        return fallible::collect(count, keys.iter().map(|&key| key as u64 as usize));
     }
     let (mut max, mut common) = (0usize, 0usize);
     for i in planned() {

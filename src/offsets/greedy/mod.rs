@@ -20,16 +20,20 @@
 //! describes, bit for bit.
 //!
 //! Small tables skip the index, whose set-up (ranks, tree, unions) would
-//! cost more than the scans it saves ([`direct`]): up to
-//! [`IN_ORDER_UP_TO`] tensors, the specification's scan over one contiguous
-//! list in placement order; up to [`DIRECT_UP_TO`] tensors, and up to
-//! [`DENSE_DIRECT_UP_TO`] when the table is dense (at least one pair in 32
-//! conflicts, one in 16 above [`SPARSER_DENSE_UP_TO`] tensors, estimated
-//! from a few sampled tensors), a scan of the placed tensors kept sorted by
-//! offset, which reads best fit off in the same pass. Larger sparse tables
-//! take the index. The thresholds come from instruction and branch-miss
-//! counts over the shape families of issue 21, the networks and the
-//! MiniMalloc tables; every path gives the same plan. At scale the
+//! cost more than the scans it saves: up to [`IN_ORDER_UP_TO`] tensors,
+//! the specification's scan over one contiguous list in placement order
+//! ([`direct`]); up to [`BITS_AT_ANY_DENSITY_UP_TO`] tensors, and up to
+//! [`BITS_UP_TO`] when the table is sparse (fewer than one pair in
+//! [`BITS_DENSE_FROM`] conflicts, estimated from a few sampled tensors),
+//! bit sets of the tensors started and ended by each
+//! endpoint, whose conjunction gives a placement's conflicts in a few words
+//! ([`bits`]); up to [`DENSE_DIRECT_UP_TO`] when the table is dense (at
+//! least one pair in 32 conflicts, one in 16 above [`SPARSER_DENSE_UP_TO`]
+//! tensors), a scan of the placed tensors kept sorted by offset, which
+//! reads best fit off in the same pass. Larger sparse tables take the
+//! index. The thresholds come from side-by-side timings against the
+//! literal planner over the shape families of issue 21, the networks and
+//! the MiniMalloc tables; every path gives the same plan. At scale the
 //! placement order and the endpoint ranks are radix sorts of packed keys
 //! ([`keys`]).
 //!
@@ -47,8 +51,11 @@
 //! shifts `a_i` ranges of the unions it changes; `O(n² log n)` at worst.
 //! Memory: `O(n log n)` ranges at worst (a tensor's range in `O(log n)`
 //! unions), far fewer when they coalesce; see [`index`]. The direct scans:
-//! `O(n²)` time (bounded by the thresholds above), `O(n)` memory.
+//! `O(n²)` time (bounded by the thresholds above), `O(n)` memory. The bit
+//! sets: `O(n² / 64 + n log n + Σ_i k_i log k_i)` time for `k_i`
+//! conflicts, `O(n² / 64)` memory (bounded by [`BITS_UP_TO`]).
 
+mod bits;
 mod direct;
 mod index;
 mod keys;
@@ -188,8 +195,12 @@ fn place_by_shape<C: Clock>(
     let n = order.len();
     if n <= IN_ORDER_UP_TO {
         direct::place_in_order(tensors, order, offsets, clock)
-    } else if n <= DIRECT_UP_TO || (n <= DENSE_DIRECT_UP_TO && is_dense(tensors, n, dense_from(n)))
+    } else if n <= BITS_AT_ANY_DENSITY_UP_TO
+        || (n <= BITS_UP_TO && !is_dense(tensors, n, BITS_DENSE_FROM))
     {
+        clock.check()?;
+        bits::place(tensors, order, offsets, clock)
+    } else if n <= DENSE_DIRECT_UP_TO && is_dense(tensors, n, dense_from(n)) {
         clock.check()?;
         direct::place(tensors, order, offsets, clock)
     } else {
@@ -199,15 +210,30 @@ fn place_by_shape<C: Clock>(
     }
 }
 
-/// Up to this many planned tensors a sparse table takes the scan in
-/// placement order ([`direct::place_in_order`]); above, the index's set-up
-/// costs less than the scans it saves.
-const IN_ORDER_UP_TO: usize = 128;
+/// Up to this many planned tensors every table takes the scan in placement
+/// order ([`direct::place_in_order`]): below, the other paths' set-up
+/// (sorts, tables) costs more than the scans it saves.
+const IN_ORDER_UP_TO: usize = 48;
 
-/// Up to this many planned tensors every table takes the direct scan
-/// ([`direct::place`]): below, the index's set-up costs more than the
-/// scans it saves even on the sparsest tables.
-const DIRECT_UP_TO: usize = 256;
+/// Up to this many planned tensors every table takes the bit-set tables of
+/// [`bits`]: their work is at most the scans' on any table (a few words
+/// where the scans test each placed tensor, the same sort of the
+/// conflicting ranges), and the density estimate would cost a sizeable
+/// part of the plan.
+const BITS_AT_ANY_DENSITY_UP_TO: usize = 128;
+
+/// Up to this many planned tensors a sparse table (fewer than one pair in
+/// [`BITS_DENSE_FROM`] conflicting) takes the bit-set tables of [`bits`]:
+/// the conflicts of a placement cost a few words and one visit each, where
+/// the scans test every placed tensor. Above, the tables' `n² / 32` words
+/// outgrow the index's set-up.
+const BITS_UP_TO: usize = 1024;
+
+/// The density, as one pair in this many, from which the direct scan in
+/// offset order costs less than the bit-set tables: there most placed
+/// tensors conflict, and the tables' path sorts their ranges per placement
+/// where the scan reads them in order.
+const BITS_DENSE_FROM: usize = 8;
 
 /// Up to this many planned tensors a dense table takes the direct scan in
 /// offset order ([`direct::place`]): where most pairs conflict, the index
@@ -500,10 +526,11 @@ mod tests {
         }
     }
 
-    /// Every shape of the index on `tensors` gives the naive plan.
+    /// Every path, and every shape of the index, on `tensors` gives the
+    /// naive plan.
     fn assert_every_shape_is_naive(tensors: &[TensorLifetime]) {
         let naive = naive_plan(tensors);
-        assert_eq!(plan_offsets(tensors), naive);
+        assert_both_paths_are_naive(tensors);
         let mut order: Vec<usize> = (0..tensors.len())
             .filter(|&i| tensors[i].size > 0)
             .collect();
@@ -520,7 +547,7 @@ mod tests {
         }
     }
 
-    /// The scans and the index on the same table, whatever
+    /// The scans, the bit sets and the index on the same table, whatever
     /// [`place_by_shape`] would choose, and the choice itself.
     fn assert_both_paths_are_naive(tensors: &[TensorLifetime]) {
         let naive = naive_plan(tensors);
@@ -532,6 +559,9 @@ mod tests {
         let mut offsets = vec![0; tensors.len()];
         let arena =
             direct::place_in_order(tensors, &order, &mut offsets, NoDeadline).unwrap_or_else(fail);
+        assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
+        let mut offsets = vec![0; tensors.len()];
+        let arena = bits::place(tensors, &order, &mut offsets, NoDeadline).unwrap_or_else(fail);
         assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
         let mut offsets = vec![0; tensors.len()];
         let mut index = index::PlacedIndex::new(tensors, &order, NoDeadline).unwrap_or_else(fail);
@@ -551,10 +581,17 @@ mod tests {
             2,
             IN_ORDER_UP_TO,
             IN_ORDER_UP_TO + 1,
-            DIRECT_UP_TO,
-            DIRECT_UP_TO + 1,
+            63,
+            64,
+            65,
+            BITS_AT_ANY_DENSITY_UP_TO,
+            BITS_AT_ANY_DENSITY_UP_TO + 1,
+            256,
+            257,
             513,
             700,
+            BITS_UP_TO,
+            BITS_UP_TO + 1,
             SPARSER_DENSE_UP_TO,
             SPARSER_DENSE_UP_TO + 1,
         ] {
@@ -581,7 +618,7 @@ mod tests {
         }
         // Overflow: tensor 0 ends at 2^63 and tensor 1 meets it, so its end
         // would be 2^64; the planner names it on both paths.
-        for planned in [3, IN_ORDER_UP_TO + 3, DIRECT_UP_TO + 3, 515] {
+        for planned in [3, IN_ORDER_UP_TO + 3, 259, BITS_UP_TO + 3] {
             let half = usize::MAX / 2 + 1;
             let mut tensors = vec![TensorLifetime::new(half, 0, 1)];
             tensors.extend((1..planned).map(|i| TensorLifetime::new(half, i, i)));
@@ -595,12 +632,14 @@ mod tests {
     #[test]
     fn the_density_estimate_tells_dense_tables_from_sparse_ones_at_every_threshold() {
         for planned in [
-            DIRECT_UP_TO + 1,
+            IN_ORDER_UP_TO + 1,
+            BITS_UP_TO,
+            BITS_UP_TO + 1,
             SPARSER_DENSE_UP_TO,
             SPARSER_DENSE_UP_TO + 1,
             DENSE_DIRECT_UP_TO,
         ] {
-            for length in [0, planned / 256, planned / 4] {
+            for length in [0, planned / 256, planned / 40, planned / 4] {
                 // Every third tensor is empty: not planned, not counted.
                 let mut tensors = Vec::new();
                 for i in 0..planned {
@@ -616,7 +655,7 @@ mod tests {
                     .filter(|&(i, j)| live[i].overlaps(live[j]))
                     .count();
                 let all = planned * (planned - 1) / 2;
-                for one_in in [16, 32] {
+                for one_in in [BITS_DENSE_FROM, 16, 32] {
                     // Far from the threshold, the estimate agrees.
                     if pairs * one_in >= 2 * all {
                         assert!(is_dense(&tensors, planned, one_in), "{planned} {length}");
