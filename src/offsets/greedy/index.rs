@@ -275,6 +275,10 @@ fn merge_runs<'a>(
 /// Merges the sorted `left` and `right` into `out`, by start, coalescing
 /// ranges that meet or touch; returns how many ranges it wrote (at most
 /// `left.len() + right.len()`).
+///
+/// The range being coalesced is kept aside and written at every step, the
+/// count moving on only when a range starts past it: no branch depends on
+/// the data, whose order is as good as random where the unions interleave.
 #[inline]
 fn merge_two(
     left: &[(usize, usize)],
@@ -282,25 +286,44 @@ fn merge_two(
     out: &mut [(usize, usize)],
 ) -> usize {
     let (mut i, mut j, mut k) = (0, 0, 0);
-    let mut push = |range: (usize, usize), k: &mut usize| {
-        if *k > 0 && range.0 <= out[*k - 1].1 {
-            out[*k - 1].1 = out[*k - 1].1.max(range.1);
-        } else {
-            out[*k] = range;
-            *k += 1;
+    let mut current = match (left.first(), right.first()) {
+        (None, None) => return 0,
+        (Some(&x), Some(&y)) if y.0 < x.0 => {
+            j = 1;
+            y
         }
+        (Some(&x), _) => {
+            i = 1;
+            x
+        }
+        (None, Some(&y)) => {
+            j = 1;
+            y
+        }
+    };
+    // `k` stays below the ranges read so far, so `out[k]` is in bounds.
+    let mut step = |next: (usize, usize), k: &mut usize| {
+        let join = next.0 <= current.1;
+        out[*k] = current;
+        *k += !join as usize;
+        current = if join {
+            (current.0, current.1.max(next.1))
+        } else {
+            next
+        };
     };
     while i < left.len() && j < right.len() {
         let (x, y) = (left[i], right[j]);
         let take_left = x.0 <= y.0;
-        push(if take_left { x } else { y }, &mut k);
+        step(if take_left { x } else { y }, &mut k);
         i += take_left as usize;
         j += !take_left as usize;
     }
-    for &range in left[i..].iter().chain(&right[j..]) {
-        push(range, &mut k);
+    for &next in left[i..].iter().chain(&right[j..]) {
+        step(next, &mut k);
     }
-    k
+    out[k] = current;
+    k + 1
 }
 
 /// What a union addition costs against a raw entry scanned and sorted by a
