@@ -369,8 +369,11 @@ fn bucket_bits(ranks: &[(usize, usize)], rank_count: usize) -> Result<u32, PlanE
 }
 
 /// Cover additions a tensor costs on average at most: bounds the covers'
-/// total length to this many ranges per tensor.
-const COVER_ADDS_PER_TENSOR: usize = 4;
+/// total length to this many ranges per tensor. Each level the covers sit
+/// lower spares every query one stored union to merge, which on tables of
+/// long lifetimes (a training step's activations) costs more than the
+/// additions it takes.
+const COVER_ADDS_PER_TENSOR: usize = 32;
 
 /// The lowest cover height at which the covers' additions stay within
 /// [`COVER_ADDS_PER_TENSOR`] per tensor: a canonical node adds one per cover
