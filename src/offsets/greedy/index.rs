@@ -23,23 +23,29 @@ use crate::sys::pages::prefetch;
 ///
 /// - a raw entry (its ranks and byte range) in the buckets of its first and
 ///   last rank (its *end buckets*);
-/// - its range in `within[v]` at every node `v` on the paths from its end
-///   buckets to the root;
+/// - its range in `within[v]` at every node `v` on the path from its first
+///   bucket to the root;
 /// - its range at each canonical node `v` of the buckets it covers whole: in
 ///   `stored[v]` if `v` is lower than `cover_height`, otherwise in
 ///   `cover[c]` of every node `c` at `cover_height` below `v`.
 ///
-/// A query lifetime `Q` meets `P` iff one of these holds, and each is found:
+/// A query lifetime `Q` meets `P` iff `P` starts in `Q` or `P` is live where
+/// `Q` starts, and each case is found:
 ///
 /// - `P` has an endpoint in one of `Q`'s end buckets: in that bucket's raw
 ///   entries, which are tested against `Q` exactly;
-/// - `P` has an endpoint in a bucket `Q` covers whole: that bucket lies
-///   below a canonical node `q` of the buckets `Q` covers whole, and `q` is
-///   on the bucket's path to the root, so `P` is in `within[q]`;
-/// - `P` contains `Q`: then `P` covers `Q`'s end buckets whole, so a
-///   canonical node of `P` is on the path from `Q`'s first bucket to the
-///   root: below `cover_height` it is `stored` there, otherwise `P` is in
-///   the `cover` of the path's node at that height.
+/// - `P` starts in a bucket `Q` covers whole: that bucket lies below a
+///   canonical node `q` of the buckets `Q` covers whole, and `q` is on the
+///   bucket's path to the root, so `P` is in `within[q]`;
+/// - otherwise `P` starts before `Q`'s first bucket and ends after it, so it
+///   covers that bucket whole, and a canonical node of `P` is on the path
+///   from that bucket to the root: below `cover_height` it is `stored`
+///   there, otherwise `P` is in the `cover` of the path's node at that
+///   height.
+///
+/// A lifetime met is so found once or twice (in raw entries and a union),
+/// not once per endpoint inside `Q` and once per end of `Q`: the unions
+/// read are few and overlap little.
 ///
 /// With single-rank buckets every bucket a query meets is whole, and no raw
 /// entries are kept.
@@ -180,30 +186,17 @@ fn canonical_nodes(leaves: usize, low: usize, high: usize, mut visit: impl FnMut
     }
 }
 
-/// Calls `visit(node, false)` with each node on the paths from leaves
-/// `first` and `last` up to, not including, height `height`, once each; then
-/// `visit(node, true)` with the one or two nodes at that height.
+/// Calls `visit(node, false)` with each node on the path from leaf `leaf`
+/// up to, not including, height `height`; then `visit(node, true)` with the
+/// node at that height.
 #[inline]
-fn paths_to_height(
-    leaves: usize,
-    height: u32,
-    first: usize,
-    last: usize,
-    mut visit: impl FnMut(usize, bool),
-) {
-    let (mut low, mut high) = (first + leaves, last + leaves);
+fn path_to_height(leaves: usize, height: u32, leaf: usize, mut visit: impl FnMut(usize, bool)) {
+    let mut node = leaf + leaves;
     for _ in 0..height {
-        visit(low, false);
-        if high != low {
-            visit(high, false);
-        }
-        low >>= 1;
-        high >>= 1;
+        visit(node, false);
+        node >>= 1;
     }
-    visit(low, true);
-    if high != low {
-        visit(high, true);
-    }
+    visit(node, true);
 }
 
 /// Appends `ranges` to `blocks`, failing instead of aborting.
@@ -218,8 +211,12 @@ fn gather(blocks: &mut Vec<(usize, usize)>, ranges: &[(usize, usize)]) -> Result
 }
 
 /// Merges the sorted runs of `blocks` (each ending where the next of `runs`
-/// starts, the last at the end) into one run sorted by start, in `blocks` or
-/// in `merged`, whichever is returned.
+/// starts, the last at the end) into one run sorted by start with the same
+/// union, in `blocks` or in `merged`, whichever is returned.
+///
+/// Each merge coalesces the ranges that meet or touch, so the unions of
+/// neighbouring nodes, which share most of their bytes, shrink towards
+/// their union before the next pass reads them.
 fn merge_runs<'a>(
     blocks: &'a mut Vec<(usize, usize)>,
     merged: &'a mut Vec<(usize, usize)>,
@@ -243,41 +240,90 @@ fn merge_runs<'a>(
     let mut target = merged.as_mut_slice();
     let mut in_merged = false;
     // Run boundaries, with 0 and the end: runs `bounds[i]..bounds[i + 1]`.
+    runs.try_reserve(2).map_err(|_| PlanError::OutOfMemory {
+        bytes: (runs.len() + 2).saturating_mul(8),
+    })?;
     runs.insert(0, 0);
     runs.push(source.len());
     while runs.len() > 2 {
+        // Merged runs are written from the start of `target` on, each
+        // right after the previous one, never past where its inputs were.
         let mut kept = 1;
+        let mut written = 0;
         let mut i = 0;
         while i + 1 < runs.len() {
             let (a, b) = (runs[i], runs[i + 1]);
             let c = if i + 2 < runs.len() { runs[i + 2] } else { b };
-            merge_two(&source[a..b], &source[b..c], &mut target[a..c]);
-            runs[kept] = c;
+            written += merge_two(&source[a..b], &source[b..c], &mut target[written..]);
+            runs[kept] = written;
             kept += 1;
             i += 2;
         }
+        runs[0] = 0;
         runs.truncate(kept);
         core::mem::swap(&mut source, &mut target);
         in_merged = !in_merged;
     }
-    Ok(if in_merged { merged } else { blocks })
+    let len = runs[1];
+    Ok(if in_merged {
+        &merged[..len]
+    } else {
+        &blocks[..len]
+    })
 }
 
-/// Merges the sorted `left` and `right` into `out`, by start.
+/// Merges the sorted `left` and `right` into `out`, by start, coalescing
+/// ranges that meet or touch; returns how many ranges it wrote (at most
+/// `left.len() + right.len()`).
+///
+/// The range being coalesced is kept aside and written at every step, the
+/// count moving on only when a range starts past it: no branch depends on
+/// the data, whose order is as good as random where the unions interleave.
 #[inline]
-fn merge_two(left: &[(usize, usize)], right: &[(usize, usize)], out: &mut [(usize, usize)]) {
+fn merge_two(
+    left: &[(usize, usize)],
+    right: &[(usize, usize)],
+    out: &mut [(usize, usize)],
+) -> usize {
     let (mut i, mut j, mut k) = (0, 0, 0);
+    let mut current = match (left.first(), right.first()) {
+        (None, None) => return 0,
+        (Some(&x), Some(&y)) if y.0 < x.0 => {
+            j = 1;
+            y
+        }
+        (Some(&x), _) => {
+            i = 1;
+            x
+        }
+        (None, Some(&y)) => {
+            j = 1;
+            y
+        }
+    };
+    // `k` stays below the ranges read so far, so `out[k]` is in bounds.
+    let mut step = |next: (usize, usize), k: &mut usize| {
+        let join = next.0 <= current.1;
+        out[*k] = current;
+        *k += !join as usize;
+        current = if join {
+            (current.0, current.1.max(next.1))
+        } else {
+            next
+        };
+    };
     while i < left.len() && j < right.len() {
         let (x, y) = (left[i], right[j]);
         let take_left = x.0 <= y.0;
-        out[k] = if take_left { x } else { y };
+        step(if take_left { x } else { y }, &mut k);
         i += take_left as usize;
         j += !take_left as usize;
-        k += 1;
     }
-    out[k..k + left.len() - i].copy_from_slice(&left[i..]);
-    let k = k + left.len() - i;
-    out[k..].copy_from_slice(&right[j..]);
+    for &next in left[i..].iter().chain(&right[j..]) {
+        step(next, &mut k);
+    }
+    out[k] = current;
+    k + 1
 }
 
 /// What a union addition costs against a raw entry scanned and sorted by a
@@ -323,8 +369,11 @@ fn bucket_bits(ranks: &[(usize, usize)], rank_count: usize) -> Result<u32, PlanE
 }
 
 /// Cover additions a tensor costs on average at most: bounds the covers'
-/// total length to this many ranges per tensor.
-const COVER_ADDS_PER_TENSOR: usize = 4;
+/// total length to this many ranges per tensor. Each level the covers sit
+/// lower spares every query one stored union to merge, which on tables of
+/// long lifetimes (a training step's activations) costs more than the
+/// additions it takes.
+const COVER_ADDS_PER_TENSOR: usize = 32;
 
 /// The lowest cover height at which the covers' additions stay within
 /// [`COVER_ADDS_PER_TENSOR`] per tensor: a canonical node adds one per cover
@@ -417,11 +466,10 @@ impl PlacedIndex {
                 let height = buckets.trailing_zeros() - node.ilog2();
                 within_levels = within_levels.max(height + 1);
             });
-            paths_to_height(
+            path_to_height(
                 buckets,
                 cover_height,
                 first_bucket,
-                last_bucket,
                 |node, at_cover| match at_cover {
                     false => stored_until[node] = step,
                     true => cover_until[node - cover_base] = step,
@@ -521,32 +569,27 @@ impl PlacedIndex {
             }
         });
         result?;
-        // Up each end bucket's path (the second one until it joins the
-        // first). A union no query reads any more is skipped; where a union
-        // still read already covers the range, so do all above it, which
-        // have received every range it has (the filling of short gaps does
-        // not depend on the order of additions), and the walk stops.
-        let first_leaf = buckets + first_bucket;
-        for (leaf, stop) in [(first_leaf, 0), (buckets + last_bucket, first_leaf)] {
-            let mut node = leaf;
-            let mut depth = 0;
-            while depth < self.within_levels && node >= 1 && node != stop >> depth {
-                if read_after(within_until[node], step) {
-                    if !within[node].add(range, useful)? {
-                        break;
-                    }
-                } else if !within[node].0.is_empty() {
-                    within[node].0 = Vec::new();
+        // Up the first bucket's path. A union no query reads any more is
+        // skipped; where a union still read already covers the range, so do
+        // all above it, which have received every range it has (the filling
+        // of short gaps does not depend on the order of additions), and the
+        // walk stops.
+        let mut node = buckets + first_bucket;
+        for _ in 0..self.within_levels {
+            if read_after(within_until[node], step) {
+                if !within[node].add(range, useful)? {
+                    break;
                 }
-                node >>= 1;
-                depth += 1;
+            } else if !within[node].0.is_empty() {
+                within[node].0 = Vec::new();
             }
+            node >>= 1;
         }
         Ok(())
     }
 
     /// Asks the cache for what the queries a few steps after `step` read
-    /// first: their end buckets' raw entries and covers, in two stages
+    /// first: their end buckets' raw entries and first bucket's cover, in two stages
     /// (the bucket's bounds, then the entries they point to). Placement
     /// order is by size, so at scale each query's bucket is a cache miss;
     /// a hint only, no effect on any result.
@@ -554,15 +597,17 @@ impl PlacedIndex {
     pub(super) fn prefetch(&self, step: usize) {
         const NEAR: usize = 8;
         const FAR: usize = 2 * NEAR;
+        let cover_base = self.buckets >> self.cover_height;
         if let Some(&(first, last)) = self.ranks.get(step + FAR) {
             for bucket in [first >> self.bucket_bits, last >> self.bucket_bits] {
                 if let Some(start) = self.raw_start.get(bucket) {
                     prefetch(start);
                 }
-                let node = (self.buckets + bucket) >> self.cover_height;
-                if let Some(union) = self.cover.get(node - (self.buckets >> self.cover_height)) {
-                    prefetch(union);
-                }
+            }
+            // Only the first bucket's path is read.
+            let node = (self.buckets + (first >> self.bucket_bits)) >> self.cover_height;
+            if let Some(union) = self.cover.get(node - cover_base) {
+                prefetch(union);
             }
         }
         if let Some(&(first, last)) = self.ranks.get(step + NEAR) {
@@ -575,14 +620,14 @@ impl PlacedIndex {
                         prefetch(raw);
                     }
                 }
-                let node = (self.buckets + bucket) >> self.cover_height;
-                if let Some(range) = self
-                    .cover
-                    .get(node - (self.buckets >> self.cover_height))
-                    .and_then(|union| union.0.first())
-                {
-                    prefetch(range);
-                }
+            }
+            let node = (self.buckets + (first >> self.bucket_bits)) >> self.cover_height;
+            if let Some(range) = self
+                .cover
+                .get(node - cover_base)
+                .and_then(|union| union.0.first())
+            {
+                prefetch(range);
             }
         }
     }
@@ -652,11 +697,10 @@ impl PlacedIndex {
             }
         });
         let cover_base = self.buckets >> self.cover_height;
-        paths_to_height(
+        path_to_height(
             self.buckets,
             self.cover_height,
             first_bucket,
-            last_bucket,
             |node, at_cover| {
                 if result.is_ok() {
                     let union = match at_cover {
@@ -668,5 +712,150 @@ impl PlacedIndex {
             },
         );
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The covered bytes of `ranges` as disjoint, non-touching ranges in
+    /// increasing order: the brute-force union.
+    fn coalesced(ranges: &[(usize, usize)]) -> Vec<(usize, usize)> {
+        let mut sorted = ranges.to_vec();
+        sorted.sort_unstable();
+        let mut out: Vec<(usize, usize)> = Vec::new();
+        for (start, end) in sorted {
+            match out.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => out.push((start, end)),
+            }
+        }
+        out
+    }
+
+    /// [`coalesced`] with every gap shorter than `useful` bytes filled,
+    /// the leading one `[0, start)` included.
+    fn filled(ranges: &[(usize, usize)], useful: usize) -> Vec<(usize, usize)> {
+        let mut out: Vec<(usize, usize)> = Vec::new();
+        for (start, end) in coalesced(ranges) {
+            match out.last_mut() {
+                Some(last) if start - last.1 < useful => last.1 = end,
+                None if start < useful => out.push((0, end)),
+                _ => out.push((start, end)),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn merged_runs_have_the_union_of_the_runs() {
+        let mut rng = crate::rng::XorShift(0x5EED_0021);
+        let mut next = move |bound: usize| rng.below(bound);
+        for _ in 0..2000 {
+            // Sorted runs (the first may overlap itself, as raw entries do;
+            // the others are unions), some empty, some sharing ranges.
+            let mut blocks = Vec::new();
+            let mut runs = Vec::new();
+            for run in 0..next(9) {
+                if run > 0 {
+                    runs.push(blocks.len());
+                }
+                let mut ranges: Vec<(usize, usize)> = (0..next(12))
+                    .map(|_| {
+                        let start = next(200);
+                        (start, start + 1 + next(30))
+                    })
+                    .collect();
+                if run > 0 {
+                    ranges = coalesced(&ranges);
+                }
+                ranges.sort_unstable_by_key(|&(start, _)| start);
+                blocks.extend(ranges);
+            }
+            let all = blocks.clone();
+            let mut merged = Vec::new();
+            let sorted = merge_runs(&mut blocks, &mut merged, &mut runs).unwrap();
+            assert!(sorted.windows(2).all(|w| w[0].0 <= w[1].0));
+            assert_eq!(coalesced(sorted), coalesced(&all));
+            for size in [1, 2, 5, 17, 40, 300] {
+                let mut oracle = all.clone();
+                assert_eq!(
+                    super::super::best_fit_sorted(sorted, size),
+                    super::super::best_fit(&mut oracle, size)
+                );
+            }
+        }
+    }
+
+    /// Plans `tensors` with the index of every shape, checking at each step
+    /// that the ranges gathered have the union of the byte ranges of the
+    /// placed tensors whose lifetimes meet the one placed (found by
+    /// scanning them all).
+    fn assert_gathered_unions_are_the_conflicts(tensors: &[TensorLifetime]) {
+        let order = super::super::keys::placement_order(tensors).unwrap();
+        let smallest = order.last().map_or(0, |&i| tensors[i].size);
+        for bucket_bits in [0, 1, 2, 3, 63] {
+            for cover_height in [0, 1, 2, 64] {
+                let mut index =
+                    PlacedIndex::shaped(tensors, &order, bucket_bits, cover_height).unwrap();
+                let mut placed: Vec<(usize, (usize, usize))> = Vec::new();
+                for (step, &i) in order.iter().enumerate() {
+                    let (mut blocks, mut runs) = (Vec::new(), Vec::new());
+                    index.conflicts(step, &mut blocks, &mut runs).unwrap();
+                    let conflicts: Vec<(usize, usize)> = placed
+                        .iter()
+                        .filter(|&&(j, _)| tensors[j].overlaps(&tensors[i]))
+                        .map(|&(_, range)| range)
+                        .collect();
+                    let mut merged = Vec::new();
+                    let sorted = merge_runs(&mut blocks, &mut merged, &mut runs).unwrap();
+                    // The index may fill gaps no tensor fits, so both are
+                    // compared with every such gap filled.
+                    let shape = (bucket_bits, cover_height, step);
+                    assert_eq!(
+                        (filled(sorted, smallest), shape),
+                        (filled(&conflicts, smallest), shape)
+                    );
+                    let offset = super::super::best_fit_sorted(sorted, tensors[i].size);
+                    let range = (offset, offset + tensors[i].size);
+                    index.insert(step, range, smallest).unwrap();
+                    placed.push((i, range));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_unions_gathered_are_those_of_the_conflicts_in_every_shape() {
+        let t = TensorLifetime::new;
+        // A training step: nested activations, one-node temporaries,
+        // two-node gradients (every lifetime met where a query starts, or
+        // starting inside it, or both).
+        let layers = 40;
+        let mut rng = crate::rng::XorShift(0x5EED_0022);
+        let mut step = Vec::new();
+        for i in 0..layers {
+            step.push(t(64 * (1 + rng.below(16)), i, 2 * layers - 1 - i));
+            step.push(t(64 * (1 + rng.below(4)), i, i));
+            step.push(t(
+                64 * (1 + rng.below(16)),
+                2 * layers - 1 - i,
+                2 * layers - i,
+            ));
+        }
+        assert_gathered_unions_are_the_conflicts(&step);
+        // Random lifetimes, short and long, with ties in size.
+        for _ in 0..20 {
+            let horizon = 1 + rng.below(120);
+            let tensors: Vec<TensorLifetime> = (0..rng.below(120))
+                .map(|_| {
+                    let first = rng.below(horizon);
+                    let span = if rng.below(6) == 0 { horizon } else { 4 };
+                    t(16 * (1 + rng.below(8)), first, first + rng.below(span))
+                })
+                .collect();
+            assert_gathered_unions_are_the_conflicts(&tensors);
+        }
     }
 }
