@@ -14,7 +14,7 @@ use std::io::BufRead;
 use std::time::{Duration, Instant};
 
 use aether_planner::{
-    try_peak_live_bytes, try_plan_offsets_with, PlanOptions, SearchBudget, Strategy, TensorLifetime,
+    try_peak_live_bytes, try_plan_offsets_with, PlanOptions, Strategy, TensorLifetime,
 };
 
 /// Reads a MiniMalloc CSV as inclusive lifetimes, line by line, so that the
@@ -94,9 +94,15 @@ pub fn run(args: &[String]) {
     let time = args
         .get(2)
         .map(|ms| Duration::from_millis(ms.parse().expect("budget in ms")));
-    let options = PlanOptions::default()
-        .with_strategy(strategy)
-        .with_budget(SearchBudget::default().with_time(time));
+    // Field by field, not by the setters: this file is built against 0.1.0
+    // too (scripts/bench_scale.sh), whose options have no setters.
+    #[allow(clippy::field_reassign_with_default)]
+    let options = {
+        let mut options = PlanOptions::default();
+        options.strategy = strategy;
+        options.budget.time = time;
+        options
+    };
     let peak = try_peak_live_bytes(&tensors).expect("valid table");
     // Restart the peak at the current resident memory (Linux: "5" resets
     // VmHWM), so that rss_kib is the call's peak over the table, not the
