@@ -40,8 +40,11 @@ if [ $# -eq 0 ] || [ "$*" = all ]; then
   mapfile -t wanted < <(stage_names)
 else
   wanted=("$@")
+  # Read the names once: `stage_names | grep -q` under pipefail fails
+  # when grep stops reading before the list is written (SIGPIPE).
+  known=$(stage_names)
   for w in "${wanted[@]}"; do
-    stage_names | grep -qx -- "$w" || {
+    grep -qx -- "$w" <<<"$known" || {
       echo "unknown stage '$w'; the stages are: $(stage_names | tr '\n' ' ')" >&2
       exit 2
     }
