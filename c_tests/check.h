@@ -47,6 +47,38 @@ static inline uint64_t rng_next(void) {
 /* Uniform in [0, bound), bound > 0. */
 static inline size_t rng_below(size_t bound) { return (size_t)(rng_next() % bound); }
 
+/* What a progress callback of an _observed entry point saw: every report,
+ * in order, up to MAX_SEEN, and how many calls there were. */
+enum { MAX_SEEN = 4096 };
+typedef struct {
+  aether_search_progress seen[MAX_SEEN];
+  size_t count, calls;
+} progress_log;
+
+static inline int log_progress(const aether_search_progress *progress, void *user) {
+  progress_log *log = (progress_log *)user;
+  if (log->count < MAX_SEEN) log->seen[log->count++] = *progress;
+  log->calls++;
+  return 0;
+}
+
+/* How many of the reports break the callback's promises: the first at node
+ * 0, each the size of the struct with its bound at most its best arena, and
+ * none going back on nodes, best arena or bound. */
+static inline unsigned progress_disorder(const progress_log *log) {
+  unsigned wrong = log->count > 0 && log->seen[0].nodes != 0;
+  size_t k;
+  for (k = 0; k < log->count; k++) {
+    const aether_search_progress *p = &log->seen[k];
+    if (p->struct_size != sizeof *p || p->lower_bound > p->best_arena) wrong++;
+    if (k > 0 && (p->nodes < log->seen[k - 1].nodes ||
+                  p->best_arena > log->seen[k - 1].best_arena ||
+                  p->lower_bound < log->seen[k - 1].lower_bound))
+      wrong++;
+  }
+  return wrong;
+}
+
 /* Prints the closing line the test runners read; the exit status. */
 static inline int report(void) {
   printf("%u passed, %u failed\n", passed, failed);

@@ -135,25 +135,11 @@ static void test_a_node_budget_gives_the_same_plan_every_time(void) {
   CHECK(a.search_nodes <= 5000);
 }
 
-/* What a progress callback saw: every report, in order, up to MAX_SEEN. */
-enum { MAX_SEEN = 4096 };
-typedef struct {
-  aether_search_progress seen[MAX_SEEN];
-  size_t count, calls;
-} progress_log;
-
-static int log_progress(const aether_search_progress *progress, void *user) {
-  progress_log *log = (progress_log *)user;
-  if (log->count < MAX_SEEN) log->seen[log->count++] = *progress;
-  log->calls++;
-  return 0;
-}
-
 static void test_a_progress_callback_sees_each_improvement_and_the_same_plan(void) {
   enum { MAX = 90 };
   static progress_log log;
   aether_tensor_lifetime t[MAX];
-  size_t with[MAX], observed[MAX], i, k;
+  size_t with[MAX], observed[MAX], i;
   unsigned searched = 0, differ = 0, out_of_order = 0, off_end = 0, unsound = 0;
   uint64_t seed;
   for (seed = 0; seed < 20; seed++) {
@@ -187,15 +173,8 @@ static void test_a_progress_callback_sees_each_improvement_and_the_same_plan(voi
       continue;
     }
     searched++;
-    if (log.seen[0].nodes != 0 || log.seen[0].lower_bound != peak) out_of_order++;
-    for (k = 0; k < log.count; k++) {
-      const aether_search_progress *p = &log.seen[k];
-      if (p->struct_size != sizeof *p || p->lower_bound > p->best_arena) out_of_order++;
-      if (k > 0 && (p->nodes < log.seen[k - 1].nodes ||
-                    p->best_arena > log.seen[k - 1].best_arena ||
-                    p->lower_bound < log.seen[k - 1].lower_bound))
-        out_of_order++;
-    }
+    if (log.seen[0].lower_bound != peak) out_of_order++;
+    out_of_order += progress_disorder(&log);
     if (log.count == log.calls && (log.seen[log.count - 1].best_arena != b.arena_size ||
                                    log.seen[log.count - 1].lower_bound != b.lower_bound ||
                                    log.seen[log.count - 1].nodes > b.search_nodes))

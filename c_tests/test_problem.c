@@ -272,26 +272,13 @@ static void test_unsound_reuse_and_fixed_empty_tensors_are_refused(void) {
   }
 }
 
-/* A progress callback of aether_plan_problem_observed: keeps what it saw. */
-typedef struct {
-  aether_search_progress seen[64];
-  size_t count, calls;
-} progress_log;
-
-static int log_progress(const aether_search_progress *progress, void *user) {
-  progress_log *log = (progress_log *)user;
-  if (log->count < 64) log->seen[log->count++] = *progress;
-  log->calls++;
-  return 0;
-}
-
 /* The observed call plans as aether_plan_problem does, and its progress
  * only improves, ending at the report's arena and bound. */
 static void test_the_observed_problem_plan_is_the_problem_plan(void) {
   enum { N = 30 };
   static progress_log log;
   aether_tensor_lifetime t[N];
-  size_t alignments[N], want[N], got[N], i, k;
+  size_t alignments[N], want[N], got[N], i;
   unsigned searched = 0, differ = 0, out_of_order = 0, dishonoured = 0;
   uint64_t seed;
   for (seed = 0; seed < 16; seed++) {
@@ -322,15 +309,7 @@ static void test_the_observed_problem_plan_is_the_problem_plan(void) {
     if (!honoured(t, N, &p, got, b.arena_size)) dishonoured++;
     if (log.calls == 0) continue;
     searched++;
-    if (log.seen[0].nodes != 0) out_of_order++;
-    for (k = 0; k < log.count; k++) {
-      const aether_search_progress *q = &log.seen[k];
-      if (q->struct_size != sizeof *q || q->lower_bound > q->best_arena) out_of_order++;
-      if (k > 0 && (q->nodes < log.seen[k - 1].nodes ||
-                    q->best_arena > log.seen[k - 1].best_arena ||
-                    q->lower_bound < log.seen[k - 1].lower_bound))
-        out_of_order++;
-    }
+    out_of_order += progress_disorder(&log);
     if (log.count == log.calls && (log.seen[log.count - 1].best_arena != b.arena_size ||
                                    log.seen[log.count - 1].lower_bound != b.lower_bound))
       out_of_order++;

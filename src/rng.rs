@@ -13,3 +13,16 @@ impl XorShift {
         (self.0 % bound.max(1) as u64) as usize
     }
 }
+
+/// A table of 20 to 59 tensors of 1 to 100 bytes over nodes 0 to 29: the
+/// unit tests' random search problem.
+#[cfg(test)]
+pub(crate) fn small_table(rng: &mut XorShift) -> Vec<crate::input::TensorLifetime> {
+    let count = 20 + rng.below(40);
+    (0..count)
+        .map(|_| {
+            let (a, b) = (rng.below(30), rng.below(30));
+            crate::input::TensorLifetime::new(1 + rng.below(100), a.min(b), a.max(b))
+        })
+        .collect()
+}

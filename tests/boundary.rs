@@ -499,6 +499,36 @@ unsafe extern "C" fn record_progress(
     0
 }
 
+/// `n` tensors of 1 to 100 bytes with lifetimes anywhere in `0..nodes`:
+/// tables whose starting plan is often above the peak, so that the search
+/// runs.
+fn search_table(rng: &mut Rng, n: usize, nodes: usize) -> Vec<aether_tensor_lifetime> {
+    (0..n)
+        .map(|_| {
+            let (a, b) = (rng.below(nodes), rng.below(nodes));
+            tensor(1 + rng.below(100), a.min(b), a.max(b))
+        })
+        .collect()
+}
+
+/// Panics unless every progress report is a full struct with its bound
+/// between `peak` and its best arena, and each after the first improves the
+/// best arena or the bound without going back on nodes, arena or bound.
+fn assert_progress_improves(seen: &[aether_search_progress], peak: usize) {
+    for (k, p) in seen.iter().enumerate() {
+        assert_eq!(p.struct_size, size_of::<aether_search_progress>());
+        assert!(
+            peak <= p.lower_bound && p.lower_bound <= p.best_arena,
+            "{p:?}"
+        );
+        if let Some(q) = k.checked_sub(1).map(|k| seen[k]) {
+            assert!(q.nodes <= p.nodes && q.lower_bound <= p.lower_bound);
+            assert!(p.best_arena <= q.best_arena);
+            assert!(p.best_arena < q.best_arena || p.lower_bound > q.lower_bound);
+        }
+    }
+}
+
 #[test]
 fn the_observed_plan_is_the_plan_with_options_and_its_progress_only_improves() {
     let mut rng = Rng::new(0x5eed_0007);
@@ -514,12 +544,7 @@ fn the_observed_plan_is_the_plan_with_options_and_its_progress_only_improves() {
         // so that the starting plan is often above the peak and the search
         // runs.
         let n = most / 2 + rng.below(most / 2);
-        let tensors: Vec<aether_tensor_lifetime> = (0..n)
-            .map(|_| {
-                let (a, b) = (rng.below(40), rng.below(40));
-                tensor(1 + rng.below(100), a.min(b), a.max(b))
-            })
-            .collect();
+        let tensors = search_table(&mut rng, n, 40);
         let peak = brute_peak(&lifetimes(&tensors));
         for strategy in [AETHER_STRATEGY_GREEDY, AETHER_STRATEGY_SEARCH] {
             let mut opts = options();
@@ -580,19 +605,8 @@ fn the_observed_plan_is_the_plan_with_options_and_its_progress_only_improves() {
                 (rep.arena_size, rep.lower_bound)
             );
             assert!(last.nodes <= rep.search_nodes);
-            for (k, p) in seen.iter().enumerate() {
-                assert_eq!(p.struct_size, size_of::<aether_search_progress>());
-                assert!(
-                    peak <= p.lower_bound && p.lower_bound <= p.best_arena,
-                    "{p:?}"
-                );
-                assert!(p.lower_bound <= rep.lower_bound);
-                if let Some(q) = k.checked_sub(1).map(|k| seen[k]) {
-                    assert!(q.nodes <= p.nodes && q.lower_bound <= p.lower_bound);
-                    assert!(p.best_arena <= q.best_arena);
-                    assert!(p.best_arena < q.best_arena || p.lower_bound > q.lower_bound);
-                }
-            }
+            assert_progress_improves(&seen, peak);
+            assert!(seen.iter().all(|p| p.lower_bound <= rep.lower_bound));
         }
     }
     assert!(cfg!(miri) || observed_rounds > 0, "no table was searched");
@@ -1213,12 +1227,7 @@ fn the_observed_problem_plan_is_the_problem_plan_and_its_progress_only_improves(
     let (mut searched, mut refused) = (0, 0);
     for round in 0..rounds {
         let n = most / 2 + rng.below(most / 2);
-        let tensors: Vec<aether_tensor_lifetime> = (0..n)
-            .map(|_| {
-                let (a, b) = (rng.below(30), rng.below(30));
-                tensor(1 + rng.below(100), a.min(b), a.max(b))
-            })
-            .collect();
+        let tensors = search_table(&mut rng, n, 30);
         let peak = brute_peak(&lifetimes(&tensors));
         // Every third tensor aligned to 32 bytes (none in one round of
         // four: the plain planners' path); in odd rounds a capacity at the
@@ -1292,18 +1301,7 @@ fn the_observed_problem_plan_is_the_problem_plan_and_its_progress_only_improves(
             }
             searched += 1;
             assert_eq!(seen[0].nodes, 0, "{seen:?}");
-            for (k, p) in seen.iter().enumerate() {
-                assert_eq!(p.struct_size, size_of::<aether_search_progress>());
-                assert!(
-                    peak <= p.lower_bound && p.lower_bound <= p.best_arena,
-                    "{p:?}"
-                );
-                if let Some(q) = k.checked_sub(1).map(|k| seen[k]) {
-                    assert!(q.nodes <= p.nodes && q.lower_bound <= p.lower_bound);
-                    assert!(p.best_arena < q.best_arena || p.lower_bound > q.lower_bound);
-                    assert!(p.best_arena <= q.best_arena);
-                }
-            }
+            assert_progress_improves(&seen, peak);
             let last = seen[seen.len() - 1];
             assert!(last.nodes <= rep.search_nodes.max(want_rep.search_nodes));
             if status == AETHER_STATUS_OK {

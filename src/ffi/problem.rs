@@ -275,23 +275,16 @@ pub unsafe extern "C" fn aether_plan_problem(
     offsets_out: *mut usize,
     report_out: *mut aether_plan_report,
 ) -> aether_status {
-    guard(|| {
-        check_plan_outputs(tensor_count, offsets_out, report_out)?;
-        let report = match compute(
-            tensors,
-            tensor_count,
-            problem,
-            options,
-            None,
-            core::ptr::null_mut(),
-        ) {
-            Ok(report) => report,
-            Err(Fault::Status(status)) => return Err(status),
-            Err(Fault::Core(error)) => return Err(status_of(&error)),
-        };
-        write_plan(&report, offsets_out, report_out);
-        Ok(())
-    })
+    aether_plan_problem_observed(
+        tensors,
+        tensor_count,
+        problem,
+        options,
+        None,
+        core::ptr::null_mut(),
+        offsets_out,
+        report_out,
+    )
 }
 
 /// `aether_plan_problem`, telling `progress` how a search advances, for

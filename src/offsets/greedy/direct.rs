@@ -23,9 +23,10 @@ struct Placed {
 /// [`place`] over the placed tensors in placement order: the conflicting
 /// ranges are collected and sorted per placement, as the specification
 /// states it, but from one contiguous list. On the smallest tables (a few
-/// dozen tensors, below the bit sets' set-up) this is the cheaper scan: sizes fall with time in most networks, so the
-/// conflicting tensors are neighbours in placement order and the scan's
-/// branches are predictable, while in offset order they are scattered.
+/// dozen tensors, below the bit sets' set-up) this is the cheaper scan:
+/// sizes fall with time in most networks, so the conflicting tensors are
+/// neighbours in placement order and the scan's branches are predictable,
+/// while in offset order they are scattered.
 ///
 /// Errors and complexity: those of [`place`], plus `O(k log k)` per
 /// placement for `k` conflicts.

@@ -863,13 +863,7 @@ mod tests {
         let mut rng = crate::rng::XorShift(0x2545_F491_4F6C_DD1D);
         let mut searched = 0;
         for _ in 0..40 {
-            let count = 20 + rng.below(40);
-            let tensors: Vec<TensorLifetime> = (0..count)
-                .map(|_| {
-                    let (a, b) = (rng.below(30), rng.below(30));
-                    TensorLifetime::new(1 + rng.below(100), a.min(b), a.max(b))
-                })
-                .collect();
+            let tensors = crate::rng::small_table(&mut rng);
             let peak = try_peak_live_bytes(&tensors).unwrap();
             let start = try_plan_offsets(&tensors).unwrap();
             if start.arena_size <= peak {

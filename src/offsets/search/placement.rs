@@ -278,7 +278,7 @@ impl<'a> Maxima<'a> {
 mod tests {
     use super::super::{Degrees, Search, SearchBudget};
     use super::Maxima;
-    use crate::offsets::{try_peak_live_bytes, try_plan_offsets, TensorLifetime};
+    use crate::offsets::{try_peak_live_bytes, try_plan_offsets};
 
     /// Frames that give their keys and candidates up and rebuild them when
     /// returned to search exactly as frames that keep them: the same arena,
@@ -289,13 +289,7 @@ mod tests {
         let mut rng = crate::rng::XorShift(0xBF58_476D_1CE4_E5B9);
         let mut searched = 0;
         for _ in 0..60 {
-            let count = 20 + rng.below(40);
-            let tensors: Vec<TensorLifetime> = (0..count)
-                .map(|_| {
-                    let (a, b) = (rng.below(30), rng.below(30));
-                    TensorLifetime::new(1 + rng.below(100), a.min(b), a.max(b))
-                })
-                .collect();
+            let tensors = crate::rng::small_table(&mut rng);
             let peak = try_peak_live_bytes(&tensors).unwrap();
             let budget = SearchBudget {
                 time: None,
