@@ -248,7 +248,9 @@ stage_cmake() {
     cmake --build "$project/build" >/dev/null
     "$project/build/app"
     # The library's tests and examples stay out of a parent project's build.
-    if cmake --build "$project/build" --target help | grep -q 'test_planner\|example_\|cxx_wrapper'; then
+    # grep reads a process substitution, not a pipe: under pipefail a grep
+    # that stops at its first match would fail the pipe (SIGPIPE).
+    if grep -q 'test_planner\|example_\|cxx_wrapper' < <(cmake --build "$project/build" --target help); then
       echo "$way: the library's tests or examples joined the consumer's build" >&2
       exit 1
     fi
