@@ -16,7 +16,7 @@ const DIGIT_BITS: u32 = 11;
 ///
 /// Complexity: `O((n + 2^11) · ⌈(high − low) / 11⌉)` time, no memory
 /// beyond `scratch`.
-fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
+pub(super) fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
     let mut counts = [0usize; 1 << DIGIT_BITS];
     let mut shift = low;
     let (mut source, mut target) = (&mut *keys, &mut *scratch);
@@ -51,7 +51,7 @@ fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
 const RADIX_FROM: usize = 1 << 12;
 
 /// Bits needed to write `value`.
-fn bit_length(value: u64) -> u32 {
+pub(super) fn bit_length(value: u64) -> u32 {
     u64::BITS - value.leading_zeros()
 }
 

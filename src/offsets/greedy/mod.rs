@@ -30,8 +30,13 @@
 //! ([`bits`]); up to [`DENSE_DIRECT_UP_TO`] when the table is dense (at
 //! least one pair in 32 conflicts, one in 16 above [`SPARSER_DENSE_UP_TO`]
 //! tensors), a scan of the placed tensors kept sorted by offset, which
-//! reads best fit off in the same pass. Larger sparse tables take the
-//! index. The thresholds come from side-by-side timings against the
+//! reads best fit off in the same pass. Above [`LISTS_FROM`] tensors, a
+//! table with at most [`LIST_PAIRS_PER_TENSOR`] conflicting pairs per
+//! tensor (counted exactly, in one sweep stopped once past the bound)
+//! takes explicit lists of each tensor's conflicting tensors placed before
+//! it ([`lists`]): a placement gathers exactly their ranges, the
+//! specification's scan restricted to the tensors that conflict, with no
+//! tree to build. Other large tables take the index. The thresholds come from side-by-side timings against the
 //! literal planner over the shape families of issue 21, the networks and
 //! the MiniMalloc tables; every path gives the same plan. At scale the
 //! placement order and the endpoint ranks are radix sorts of packed keys
@@ -53,12 +58,17 @@
 //! unions), far fewer when they coalesce; see [`index`]. The direct scans:
 //! `O(n²)` time (bounded by the thresholds above), `O(n)` memory. The bit
 //! sets: `O(n² / 64 + n log n + Σ_i k_i log k_i)` time for `k_i`
-//! conflicts, `O(n² / 64)` memory (bounded by [`BITS_UP_TO`]).
+//! conflicts, `O(n² / 64)` memory (bounded by [`BITS_UP_TO`]). The
+//! conflict lists: `O(n + E + Σ_i g_i log g_i)` time for `E` conflicting
+//! pairs and `g_i` conflicting tensors placed before tensor `i`,
+//! `O(n + E)` memory (bounded by [`LIST_PAIRS_PER_TENSOR`]); a table with
+//! more pairs costs their counting sweep, `O(n)` beyond the index's work.
 
 mod bits;
 mod direct;
 mod index;
 mod keys;
+mod lists;
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
@@ -204,6 +214,12 @@ fn place_by_shape<C: Clock>(
         clock.check()?;
         direct::place(tensors, order, offsets, clock)
     } else {
+        if n > LISTS_FROM {
+            let found = lists::place(tensors, order, offsets, LIST_PAIRS_PER_TENSOR * n, clock)?;
+            if let Some(arena) = found {
+                return Ok(arena);
+            }
+        }
         let mut placed = index::PlacedIndex::new(tensors, order, clock)?;
         clock.check()?;
         place(tensors, order, offsets, &mut placed, clock)
@@ -240,6 +256,22 @@ const BITS_DENSE_FROM: usize = 8;
 /// gathers nearly as many ranges as the scan visits, and the scan in
 /// placement order sorts them all.
 const DENSE_DIRECT_UP_TO: usize = 8192;
+
+/// Above this many planned tensors a table whose conflicting pairs are
+/// at most [`LIST_PAIRS_PER_TENSOR`] per tensor takes the conflict lists
+/// of [`lists`] instead of the index: their set-up is two sweeps over the
+/// table in time order where the index sorts the endpoints and lays out a
+/// tree, and each placement reads the few ranges it needs. Below, the
+/// routing is that measured before the lists.
+const LISTS_FROM: usize = 8192;
+
+/// Conflicting pairs per planned tensor up to which the lists of [`lists`]
+/// are built (4 bytes per pair listed, at most one entry per pair): up to
+/// there a placement's sort of its gathered ranges costs less than the
+/// index's merge of its unions, on the sparse families of issue 21 (a
+/// chain has 1 pair per tensor, a window of 11 nodes 10, random lifetimes
+/// of 1–100 nodes about 50).
+const LIST_PAIRS_PER_TENSOR: usize = 64;
 
 /// Tensors whose conflicts [`is_dense`] counts.
 const DENSITY_SAMPLES: usize = 8;
@@ -564,6 +596,20 @@ mod tests {
         let arena = bits::place(tensors, &order, &mut offsets, NoDeadline).unwrap_or_else(fail);
         assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
         let mut offsets = vec![0; tensors.len()];
+        let arena = lists::place(tensors, &order, &mut offsets, usize::MAX >> 32, NoDeadline)
+            .unwrap_or_else(fail);
+        // Declined only without tensors or where the endpoints span more
+        // than 32 bits.
+        let low = order.iter().map(|&i| tensors[i].first_use).min();
+        let high = order.iter().map(|&i| tensors[i].last_use).max();
+        let wide = match (low, high) {
+            (Some(low), Some(high)) => high - low > u32::MAX as usize,
+            _ => true,
+        };
+        if arena.is_some() || !wide {
+            assert_eq!((&offsets, arena), (&naive.offsets, Some(naive.arena_size)));
+        }
+        let mut offsets = vec![0; tensors.len()];
         let mut index = index::PlacedIndex::new(tensors, &order, NoDeadline).unwrap_or_else(fail);
         let arena =
             place(tensors, &order, &mut offsets, &mut index, NoDeadline).unwrap_or_else(fail);
@@ -626,6 +672,99 @@ mod tests {
                 try_plan_offsets(&tensors),
                 Err(PlanError::Overflow { tensor: 1 })
             );
+        }
+    }
+
+    /// The conflicting pairs of planned tensors, by testing every pair.
+    fn pairs_by_brute_force(tensors: &[TensorLifetime]) -> usize {
+        let live: Vec<&TensorLifetime> = tensors.iter().filter(|t| t.size > 0).collect();
+        (0..live.len())
+            .flat_map(|i| (0..i).map(move |j| (i, j)))
+            .filter(|&(i, j)| live[i].overlaps(live[j]))
+            .count()
+    }
+
+    #[test]
+    fn the_conflict_lists_give_the_naive_plan_or_decline_above_their_pairs() {
+        let mut rng = crate::rng::XorShift(0x5EED_0031);
+        let mut next = move |bound: usize| rng.below(bound);
+        for round in 0..400 {
+            let count = 1 + next(300);
+            let horizon = 1 + next(2 * count);
+            // Time order (a chain, a window) or shuffled, short lifetimes
+            // with a few long ones, ties in first use and in size, empty
+            // tensors, and endpoints far from 0.
+            let base = [0, 7, usize::MAX - 4 * count][round % 3];
+            let mut tensors: Vec<TensorLifetime> = (0..count)
+                .map(|i| {
+                    let first = if round % 4 == 0 { i } else { next(horizon) };
+                    let span = match next(12) {
+                        0 => horizon,
+                        1 => 0,
+                        _ => 1 + next(1 + round % 11),
+                    };
+                    let size = [0, 64, 128, 1 + next(1000)][next(4)];
+                    TensorLifetime::new(size, base + first, base + first + span)
+                })
+                .collect();
+            if round % 5 == 0 {
+                tensors.sort_by_key(|t| t.first_use);
+            }
+            let naive = naive_plan(&tensors);
+            let order = keys::placement_order(&tensors).unwrap();
+            let pairs = pairs_by_brute_force(&tensors);
+            for max_pairs in [0, pairs.saturating_sub(1), pairs, pairs + 1, 1 << 31] {
+                let mut offsets = vec![0; tensors.len()];
+                let arena = lists::place(&tensors, &order, &mut offsets, max_pairs, NoDeadline)
+                    .unwrap_or_else(fail);
+                if pairs <= max_pairs && !order.is_empty() {
+                    assert_eq!(
+                        (&offsets, arena, round),
+                        (&naive.offsets, Some(naive.arena_size), round)
+                    );
+                } else {
+                    assert_eq!((arena, round), (None, round));
+                    assert!(offsets.iter().all(|&offset| offset == 0));
+                }
+            }
+        }
+        // Endpoints spanning more than 32 bits are declined.
+        let wide = [
+            TensorLifetime::new(4, 0, 1),
+            TensorLifetime::new(4, 1, 1 << 33),
+        ];
+        let order = keys::placement_order(&wide).unwrap();
+        let mut offsets = vec![0; 2];
+        let arena = lists::place(&wide, &order, &mut offsets, 8, NoDeadline).unwrap_or_else(fail);
+        assert_eq!(arena, None);
+        // Overflow names the first tensor in placement order past usize.
+        let half = usize::MAX / 2 + 1;
+        let mut tensors = vec![TensorLifetime::new(half, 0, 1)];
+        tensors.extend((1..40).map(|i| TensorLifetime::new(half, i, i)));
+        let order = keys::placement_order(&tensors).unwrap();
+        let mut offsets = vec![0; tensors.len()];
+        assert!(matches!(
+            lists::place(&tensors, &order, &mut offsets, 100, NoDeadline),
+            Err(Stop::Error(PlanError::Overflow { tensor: 1 }))
+        ));
+    }
+
+    #[test]
+    fn the_routing_around_the_lists_gives_the_naive_plan() {
+        // Just below and above the size the lists start at, sparse enough
+        // for them and too dense for them: each path the routing may take.
+        let mut rng = crate::rng::XorShift(0x5EED_0032);
+        for planned in [LISTS_FROM, LISTS_FROM + 1] {
+            for span in [1, 2 * LIST_PAIRS_PER_TENSOR, 4 * LIST_PAIRS_PER_TENSOR] {
+                let tensors: Vec<TensorLifetime> = (0..planned)
+                    .map(|i| TensorLifetime::new(64 * (1 + rng.below(64)), i, i + span))
+                    .collect();
+                assert_eq!(
+                    plan_offsets(&tensors),
+                    naive_plan(&tensors),
+                    "{planned} {span}"
+                );
+            }
         }
     }
 
