@@ -36,9 +36,10 @@
 //! takes explicit lists of each tensor's conflicting tensors placed before
 //! it ([`lists`]): a placement gathers exactly their ranges, the
 //! specification's scan restricted to the tensors that conflict, with no
-//! tree to build. Other large tables take the index. The thresholds come from side-by-side timings against the
-//! literal planner over the shape families of issue 21, the networks and
-//! the MiniMalloc tables; every path gives the same plan. At scale the
+//! tree to build. Other large tables take the index. The thresholds come
+//! from side-by-side timings against the literal planner over the shape
+//! families of issue 21, the networks and the MiniMalloc tables; every
+//! path gives the same plan. At scale the
 //! placement order and the endpoint ranks are radix sorts of packed keys
 //! ([`keys`]).
 //!
