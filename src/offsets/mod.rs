@@ -102,6 +102,7 @@ pub use crate::input::TensorLifetime;
 
 use crate::input::check_lifetimes;
 use crate::sys::fallible;
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 /// Plans offsets with the given alignment and strategy, or says why it cannot.
@@ -272,10 +273,14 @@ fn capped_start(
     deadline: Instant,
 ) -> Result<(MemoryPlan, Duration), PlanError> {
     let online_began = Instant::now();
-    let mut best = online::plan(rounded)?;
+    let (mut best, complete) = online::plan_until(rounded, Some(deadline))?;
     let greedy_began = Instant::now();
     let online_took = greedy_began.saturating_duration_since(online_began);
-    if best.arena_size <= peak || greedy_began >= deadline {
+    // The greedy's set-up (validation, the placement order) reads no
+    // clock; it costs less than the first-fit plan, which sorts the table
+    // twice and sweeps it: not begun with less time left than that took.
+    let left = deadline.saturating_duration_since(greedy_began);
+    if best.arena_size <= peak || !complete || left < online_took {
         return Ok((best, online_took));
     }
     let greedy = greedy::plan_until(rounded, Some(deadline))?;
@@ -320,17 +325,22 @@ fn heuristic_or_greedy(
     }
 }
 
-/// The tensors with sizes rounded up to `alignment` (a power of two).
+/// The tensors with sizes rounded up to `alignment` (a power of two):
+/// `tensors` itself when every size is a multiple of it already (always at
+/// alignment 1), so that no copy is made.
 fn round_sizes(
     tensors: &[TensorLifetime],
     alignment: usize,
-) -> Result<Vec<TensorLifetime>, PlanError> {
+) -> Result<Cow<'_, [TensorLifetime]>, PlanError> {
+    if alignment == 1 || tensors.iter().all(|t| t.size & (alignment - 1) == 0) {
+        return Ok(Cow::Borrowed(tensors));
+    }
     let mut rounded = fallible::with_capacity(tensors.len())?;
     for (i, t) in tensors.iter().enumerate() {
         let size = round_up(t.size, alignment, i)?;
         rounded.push(TensorLifetime { size, ..*t });
     }
-    Ok(rounded)
+    Ok(Cow::Owned(rounded))
 }
 
 /// `size` rounded up to a multiple of `alignment` (a power of two), or an

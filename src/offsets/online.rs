@@ -35,6 +35,8 @@
 //! is the first-fit plan by definition whatever the treap's shape: it
 //! depends only on the set of free bytes.
 
+use std::time::{Duration, Instant};
+
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
@@ -42,38 +44,51 @@ use crate::sys::fallible;
 /// No node.
 const NIL: usize = usize::MAX;
 
+/// Items between two readings of the clock of [`plan_until`], in each of
+/// its passes and in its placements: tables of at most this many tensors
+/// always get the whole first-fit plan.
+pub(crate) const CLOCK_PERIOD: usize = 4096;
+
+/// An entry of the time order: `(first use, usize::MAX - size, index, last
+/// use)`.
+type Entry = (usize, usize, usize, usize);
+
 /// Plans `tensors` (sizes already rounded, lifetimes validated) by online
 /// first fit in time order; zero-size tensors get offset 0.
 ///
 /// Errors: [`PlanError::Overflow`] naming a tensor whose end offset would
 /// pass `usize::MAX`; [`PlanError::OutOfMemory`].
-pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
-    let planned = tensors.iter().filter(|t| t.size > 0).count();
-    // Sorted as keys packed beside the index (and the last use, which the
-    // index decides ties before), not as indices compared through the
-    // table: the sort then reads memory in order. Unstable with the index
-    // as the last key compared: the same order on every run, and no scratch
-    // buffer behind the fallible ones.
-    let mut by_first: Vec<(usize, usize, usize, usize)> = fallible::collect(
-        planned,
-        (tensors.iter().enumerate())
-            .filter(|(_, t)| t.size > 0)
-            .map(|(i, t)| (t.first_use, usize::MAX - t.size, i, t.last_use)),
-    )?;
-    by_first.sort_unstable();
-    // The tensors by last use, as positions in `by_first`, given back in
-    // that order: a sort, not a heap of the live tensors, whose every step
-    // misses the cache when most tensors are live at once. The order among
-    // equal last uses does not matter: they are always given back together,
-    // and the free bytes after that are the same. Positions, not input
-    // indices: where lifetimes are short, a tensor given back was placed
-    // shortly before, so its size and offset are read near those of the
-    // tensors placed since, not at a random place of the input.
-    let mut by_last: Vec<(usize, usize)> = fallible::collect(
-        planned,
-        (by_first.iter().enumerate()).map(|(pos, &(_, _, _, last_use))| (last_use, pos)),
-    )?;
-    by_last.sort_unstable();
+#[cfg(test)]
+fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
+    plan_until(tensors, None).map(|(plan, _)| plan)
+}
+
+/// [`plan`], cut short by `deadline`, and whether the plan is the whole
+/// first-fit plan. The clock is read every [`CLOCK_PERIOD`] items of the
+/// passes that order the tensors and of the placements. Once less time is
+/// left than stacking what remains would take, the tensors not yet placed
+/// are stacked, each at the end of the one before, from the highest end
+/// placed so far up (in time order; in input order, from 0, when the order
+/// is not complete): everything placed by first fit lies below, so the
+/// plan stays sound. Never cut short when the sizes sum past `usize::MAX`
+/// (a stack would overflow where first fit may not).
+///
+/// Errors: those of [`plan`].
+pub(crate) fn plan_until(
+    tensors: &[TensorLifetime],
+    deadline: Option<Instant>,
+) -> Result<(MemoryPlan, bool), PlanError> {
+    let Some(order) = time_order(tensors, deadline)? else {
+        return Ok((stacked(tensors)?, false));
+    };
+    let TimeOrder {
+        by_first,
+        by_last,
+        step,
+        stackable,
+    } = order;
+    let planned = by_first.len();
+    let deadline = deadline.filter(|_| stackable);
 
     // Offsets by position in `by_first`, written to the input's order at
     // the end.
@@ -81,7 +96,22 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
     let mut freed = 0;
+    let mut complete = true;
     for (pos, &(first_use, room, i, _)) in by_first.iter().enumerate() {
+        if let Some(deadline) = deadline.filter(|_| pos > 0 && pos % CLOCK_PERIOD == 0) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            // Stacking a tensor, and writing its offset out, each cost about
+            // half a step of the pass that wrote the order (an entry four
+            // times the size): one per tensor left, one per tensor.
+            let tail = step.saturating_mul(clamp_u32(2 * planned - pos)) / 2;
+            if left <= tail {
+                // Each first-fit arena is at most the sizes placed so far,
+                // and their sum fits.
+                arena = stack(&by_first[pos..], &mut placed[pos..], arena);
+                complete = false;
+                break;
+            }
+        }
         let size = usize::MAX - room;
         while let Some(&(last_use, q)) = by_last.get(freed) {
             if last_use >= first_use {
@@ -99,10 +129,221 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
     for (&(_, _, i, _), &offset) in by_first.iter().zip(&placed) {
         offsets[i] = offset;
     }
-    Ok(MemoryPlan {
+    let plan = MemoryPlan {
         offsets,
         arena_size: arena,
+    };
+    Ok((plan, complete))
+}
+
+fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Stacks the tensors of `rest` (entries of the time order) in order from
+/// `base` up, writing their offsets to `placed`; the new arena. The caller
+/// knows that `base` plus their sizes fits in `usize`.
+fn stack(rest: &[Entry], placed: &mut [usize], base: usize) -> usize {
+    let mut top = base;
+    for (&(_, room, _, _), slot) in rest.iter().zip(placed) {
+        *slot = top;
+        top += usize::MAX - room;
+    }
+    top
+}
+
+/// Every planned tensor of `tensors` stacked in input order from 0, whose
+/// sizes the caller knows to sum within `usize`; zero-size tensors at 0.
+/// Errors: [`PlanError::OutOfMemory`].
+fn stacked(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+    let mut top = 0usize;
+    for (t, offset) in tensors.iter().zip(&mut offsets) {
+        if t.size > 0 {
+            *offset = top;
+            top += t.size;
+        }
+    }
+    Ok(MemoryPlan {
+        offsets,
+        arena_size: top,
     })
+}
+
+/// The planned tensors in time order (entries sorted: by first use, larger
+/// first, then by index), and as `(last use, position in the first)`
+/// sorted by last use, then position; `None` if the clock, read every
+/// [`CLOCK_PERIOD`] items of each pass, finds less time left before
+/// `deadline` than stacking every tensor would take, when their sizes sum
+/// within `usize`.
+///
+/// Sorted as keys packed beside the index (and the last use, which the
+/// index decides ties before), not as indices compared through the table:
+/// the placements then read memory in order. When the node indices are
+/// dense (a range less than twice the tensor count plus 1,024, as a
+/// compiler's are), both orders are counted out by node in `O(n)`, the
+/// tensors that start at one node then sorted among themselves; otherwise
+/// sorted, unstable with the index as the last key compared (the same order
+/// on every run, no scratch buffer behind the fallible ones), reading no
+/// clock.
+///
+/// The tensors given back are taken by last use, as positions in the first
+/// order: a sort, not a heap of the live tensors, whose every step misses
+/// the cache when most tensors are live at once. The order among equal last
+/// uses does not matter: they are always given back together, and the free
+/// bytes after that are the same. Positions, not input indices: where
+/// lifetimes are short, a tensor given back was placed shortly before, so
+/// its size and offset are read near those of the tensors placed since,
+/// not at a random place of the input.
+///
+/// Errors: [`PlanError::OutOfMemory`].
+fn time_order(
+    tensors: &[TensorLifetime],
+    deadline: Option<Instant>,
+) -> Result<Option<TimeOrder>, PlanError> {
+    let (mut planned, mut low, mut high, mut total) = (0usize, usize::MAX, 0, Some(0usize));
+    for t in tensors.iter().filter(|t| t.size > 0) {
+        planned += 1;
+        low = low.min(t.first_use);
+        high = high.max(t.last_use);
+        total = total.and_then(|total| total.checked_add(t.size));
+    }
+    let stackable = total.is_some();
+    let entry =
+        |(i, t): (usize, &TensorLifetime)| (t.first_use, usize::MAX - t.size, i, t.last_use);
+    let dense = low <= high && high - low < 2 * planned + 1024;
+    if !dense {
+        let began = Instant::now();
+        let mut by_first: Vec<Entry> = fallible::collect(
+            planned,
+            (tensors.iter().enumerate())
+                .filter(|(_, t)| t.size > 0)
+                .map(entry),
+        )?;
+        let step = per_tensor(began, planned);
+        if stackable && past(deadline, step.saturating_mul(clamp_u32(planned))) {
+            return Ok(None);
+        }
+        by_first.sort_unstable();
+        let mut by_last: Vec<(usize, usize)> = fallible::collect(
+            planned,
+            (by_first.iter().enumerate()).map(|(pos, &(_, _, _, last_use))| (last_use, pos)),
+        )?;
+        by_last.sort_unstable();
+        return Ok(Some(TimeOrder {
+            by_first,
+            by_last,
+            step,
+            stackable,
+        }));
+    }
+    // Counting sorts over the nodes `low..=high`: `starts[k]` is where the
+    // tensors of node `low + k` begin in the order. The count's time per
+    // tensor (a read of the table, a write to fresh memory) is taken as
+    // that of stacking a tensor.
+    let began = Instant::now();
+    let nodes = high - low + 1;
+    let mut starts = fallible::filled(nodes + 1, 0usize)?;
+    for t in tensors.iter().filter(|t| t.size > 0) {
+        starts[t.first_use - low + 1] += 1;
+    }
+    let reserve = per_tensor(began, planned).saturating_mul(clamp_u32(planned));
+    let cutoff = Cutoff {
+        deadline: deadline.filter(|_| stackable),
+        reserve,
+    };
+    prefix_sums(&mut starts);
+    // Written in input order: stable, so each node's tensors are in index
+    // order; then sorted among themselves (larger first, then by index).
+    let began = Instant::now();
+    let mut by_first = fallible::filled(planned, (0usize, 0usize, 0usize, 0usize))?;
+    let planned_tensors = tensors.iter().enumerate().filter(|(_, t)| t.size > 0);
+    for (k, (i, t)) in planned_tensors.enumerate() {
+        if cutoff.late(k) {
+            return Ok(None);
+        }
+        let slot = &mut starts[t.first_use - low];
+        by_first[*slot] = entry((i, t));
+        *slot += 1;
+    }
+    let step = per_tensor(began, planned);
+    // `starts[k]` is now where the tensors of node `low + k` end.
+    let mut run = 0;
+    for (k, &end) in starts[..nodes].iter().enumerate() {
+        if cutoff.late(k) {
+            return Ok(None);
+        }
+        if end - run > 1 {
+            by_first[run..end].sort_unstable();
+        }
+        run = end;
+    }
+    starts.fill(0);
+    for (k, &(_, _, _, last_use)) in by_first.iter().enumerate() {
+        if cutoff.late(k) {
+            return Ok(None);
+        }
+        starts[last_use - low + 1] += 1;
+    }
+    prefix_sums(&mut starts);
+    let mut by_last = fallible::filled(planned, (0usize, 0usize))?;
+    for (pos, &(_, _, _, last_use)) in by_first.iter().enumerate() {
+        if cutoff.late(pos) {
+            return Ok(None);
+        }
+        let slot = &mut starts[last_use - low];
+        by_last[*slot] = (last_use, pos);
+        *slot += 1;
+    }
+    Ok(Some(TimeOrder {
+        by_first,
+        by_last,
+        step,
+        stackable,
+    }))
+}
+
+/// The two orders of [`time_order`]; the time per tensor of the pass that
+/// wrote the first (into fresh memory, as stacking and writing the offsets
+/// out do); and whether the sizes sum within `usize`, so that a stack of
+/// them cannot overflow.
+struct TimeOrder {
+    by_first: Vec<Entry>,
+    by_last: Vec<(usize, usize)>,
+    step: Duration,
+    stackable: bool,
+}
+
+/// The clock of the ordering passes: late once, by a reading every
+/// [`CLOCK_PERIOD`] items, `reserve` or less is left before the deadline.
+struct Cutoff {
+    deadline: Option<Instant>,
+    reserve: Duration,
+}
+
+impl Cutoff {
+    /// Whether it is late at item `k` of a pass (the clock is read at
+    /// every [`CLOCK_PERIOD`]-th item only).
+    fn late(&self, k: usize) -> bool {
+        (k + 1) % CLOCK_PERIOD == 0 && past(self.deadline, self.reserve)
+    }
+}
+
+/// Whether `reserve` or less is left before `deadline`, if any.
+fn past(deadline: Option<Instant>, reserve: Duration) -> bool {
+    deadline.is_some_and(|d| d.saturating_duration_since(Instant::now()) <= reserve)
+}
+
+/// Each entry the sum of those up to it.
+fn prefix_sums(counts: &mut [usize]) {
+    for k in 1..counts.len() {
+        counts[k] += counts[k - 1];
+    }
+}
+
+/// The time since `began` per tensor of `planned`.
+fn per_tensor(began: Instant, planned: usize) -> Duration {
+    began.elapsed() / clamp_u32(planned.max(1))
 }
 
 /// Free byte ranges, pairwise disjoint and never adjacent (coalesced), in a
