@@ -45,13 +45,27 @@ use crate::sys::fallible;
 const NIL: usize = usize::MAX;
 
 /// Items between two readings of the clock of [`plan_until`], in each of
-/// its passes and in its placements: tables of at most this many tensors
-/// always get the whole first-fit plan.
-pub(crate) const CLOCK_PERIOD: usize = 4096;
+/// its passes and in its placements: tables of fewer planned tensors than
+/// this always get the whole first-fit plan.
+const CLOCK_PERIOD: usize = 4096;
 
 /// An entry of the time order: `(first use, usize::MAX - size, index, last
 /// use)`.
 type Entry = (usize, usize, usize, usize);
+
+/// What [`plan_until`] asks at each reading of its clock.
+trait Cut {
+    /// Whether to give first fit up now for a stack, `reserve` being about
+    /// the time the stack (and writing the plan out) will take.
+    fn now(&mut self, reserve: Duration) -> bool;
+}
+
+/// A deadline, if any: give up once `reserve` or less is left before it.
+impl Cut for Option<Instant> {
+    fn now(&mut self, reserve: Duration) -> bool {
+        self.is_some_and(|d| d.saturating_duration_since(Instant::now()) <= reserve)
+    }
+}
 
 /// Plans `tensors` (sizes already rounded, lifetimes validated) by online
 /// first fit in time order; zero-size tensors get offset 0.
@@ -64,31 +78,45 @@ fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
 }
 
 /// [`plan`], cut short by `deadline`, and whether the plan is the whole
-/// first-fit plan. The clock is read every [`CLOCK_PERIOD`] items of the
-/// passes that order the tensors and of the placements. Once less time is
+/// first-fit plan (always, without a deadline).
+///
+/// The clock is read every [`CLOCK_PERIOD`] items of the passes that order
+/// the tensors and every [`CLOCK_PERIOD`] placements. Once less time is
 /// left than stacking what remains would take, the tensors not yet placed
-/// are stacked, each at the end of the one before, from the highest end
-/// placed so far up (in time order; in input order, from 0, when the order
-/// is not complete): everything placed by first fit lies below, so the
-/// plan stays sound. Never cut short when the sizes sum past `usize::MAX`
-/// (a stack would overflow where first fit may not).
+/// are stacked, each at the end of the one before: in time order from the
+/// highest end placed so far, or, when the cut comes before the order is
+/// complete, every planned tensor in input order from 0. Sound either way:
+/// everything placed by first fit lies below the stack. The arena can then
+/// reach the sum of the sizes (no worse than that, since a first-fit
+/// arena never passes the sum of the sizes it has placed). The clock is
+/// not read on tables of fewer than [`CLOCK_PERIOD`] planned tensors, nor
+/// when the sizes sum past `usize::MAX` (a stack would overflow where first
+/// fit may not).
 ///
 /// Errors: those of [`plan`].
 pub(crate) fn plan_until(
     tensors: &[TensorLifetime],
     deadline: Option<Instant>,
 ) -> Result<(MemoryPlan, bool), PlanError> {
-    let Some(order) = time_order(tensors, deadline)? else {
+    let mut deadline = deadline;
+    plan_cut(tensors, &mut deadline)
+}
+
+/// [`plan_until`] asking `cut` at each reading of the clock.
+fn plan_cut(
+    tensors: &[TensorLifetime],
+    cut: &mut impl Cut,
+) -> Result<(MemoryPlan, bool), PlanError> {
+    let Some(order) = time_order(tensors, cut)? else {
         return Ok((stacked(tensors)?, false));
     };
     let TimeOrder {
         by_first,
         by_last,
         step,
-        stackable,
+        clocked,
     } = order;
     let planned = by_first.len();
-    let deadline = deadline.filter(|_| stackable);
 
     // Offsets by position in `by_first`, written to the input's order at
     // the end.
@@ -98,15 +126,16 @@ pub(crate) fn plan_until(
     let mut freed = 0;
     let mut complete = true;
     for (pos, &(first_use, room, i, _)) in by_first.iter().enumerate() {
-        if let Some(deadline) = deadline.filter(|_| pos > 0 && pos % CLOCK_PERIOD == 0) {
-            let left = deadline.saturating_duration_since(Instant::now());
+        if clocked && pos > 0 && pos % CLOCK_PERIOD == 0 {
             // Stacking a tensor, and writing its offset out, each cost about
             // half a step of the pass that wrote the order (an entry four
             // times the size): one per tensor left, one per tensor.
-            let tail = step.saturating_mul(clamp_u32(2 * planned - pos)) / 2;
-            if left <= tail {
-                // Each first-fit arena is at most the sizes placed so far,
-                // and their sum fits.
+            let tail = step.saturating_mul(clamp_u32(planned.saturating_mul(2) - pos)) / 2;
+            if cut.now(tail) {
+                // `arena` is at most the sum of the sizes placed so far (a
+                // first-fit block starts at or below the highest end before
+                // it), so the stack ends within the sum of all sizes, which
+                // fits.
                 arena = stack(&by_first[pos..], &mut placed[pos..], arena);
                 complete = false;
                 break;
@@ -172,9 +201,10 @@ fn stacked(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
 
 /// The planned tensors in time order (entries sorted: by first use, larger
 /// first, then by index), and as `(last use, position in the first)`
-/// sorted by last use, then position; `None` if the clock, read every
-/// [`CLOCK_PERIOD`] items of each pass, finds less time left before
-/// `deadline` than stacking every tensor would take, when their sizes sum
+/// sorted by last use, then position; `None` if `cut`, asked every
+/// [`CLOCK_PERIOD`] items of each pass, says to give up, with about the
+/// time stacking every tensor would take as the reserve. It is asked only
+/// on tables of at least [`CLOCK_PERIOD`] planned tensors whose sizes sum
 /// within `usize`.
 ///
 /// Sorted as keys packed beside the index (and the last use, which the
@@ -184,8 +214,9 @@ fn stacked(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
 /// compiler's are), both orders are counted out by node in `O(n)`, the
 /// tensors that start at one node then sorted among themselves; otherwise
 /// sorted, unstable with the index as the last key compared (the same order
-/// on every run, no scratch buffer behind the fallible ones), reading no
-/// clock.
+/// on every run, no scratch buffer behind the fallible ones), `cut` being
+/// asked once before the sorts, which read no clock, with their expected
+/// time added to the reserve.
 ///
 /// The tensors given back are taken by last use, as positions in the first
 /// order: a sort, not a heap of the live tensors, whose every step misses
@@ -199,7 +230,7 @@ fn stacked(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
 /// Errors: [`PlanError::OutOfMemory`].
 fn time_order(
     tensors: &[TensorLifetime],
-    deadline: Option<Instant>,
+    cut: &mut impl Cut,
 ) -> Result<Option<TimeOrder>, PlanError> {
     let (mut planned, mut low, mut high, mut total) = (0usize, usize::MAX, 0, Some(0usize));
     for t in tensors.iter().filter(|t| t.size > 0) {
@@ -208,7 +239,7 @@ fn time_order(
         high = high.max(t.last_use);
         total = total.and_then(|total| total.checked_add(t.size));
     }
-    let stackable = total.is_some();
+    let clocked = total.is_some() && planned >= CLOCK_PERIOD;
     let entry =
         |(i, t): (usize, &TensorLifetime)| (t.first_use, usize::MAX - t.size, i, t.last_use);
     let dense = low <= high && high - low < 2 * planned + 1024;
@@ -221,7 +252,13 @@ fn time_order(
                 .map(entry),
         )?;
         let step = per_tensor(began, planned);
-        if stackable && past(deadline, step.saturating_mul(clamp_u32(planned))) {
+        // The stack, and the two sorts: each about a pass like the one
+        // timed per level of a merge, `log2 n` levels.
+        let levels = planned.max(2).ilog2();
+        let reserve = step
+            .saturating_mul(clamp_u32(planned))
+            .saturating_mul(1 + 2 * levels);
+        if clocked && cut.now(reserve) {
             return Ok(None);
         }
         by_first.sort_unstable();
@@ -234,7 +271,7 @@ fn time_order(
             by_first,
             by_last,
             step,
-            stackable,
+            clocked,
         }));
     }
     // Counting sorts over the nodes `low..=high`: `starts[k]` is where the
@@ -247,10 +284,10 @@ fn time_order(
     for t in tensors.iter().filter(|t| t.size > 0) {
         starts[t.first_use - low + 1] += 1;
     }
-    let reserve = per_tensor(began, planned).saturating_mul(clamp_u32(planned));
-    let cutoff = Cutoff {
-        deadline: deadline.filter(|_| stackable),
-        reserve,
+    let mut reading = Reading {
+        cut,
+        clocked,
+        reserve: per_tensor(began, planned).saturating_mul(clamp_u32(planned)),
     };
     prefix_sums(&mut starts);
     // Written in input order: stable, so each node's tensors are in index
@@ -259,7 +296,7 @@ fn time_order(
     let mut by_first = fallible::filled(planned, (0usize, 0usize, 0usize, 0usize))?;
     let planned_tensors = tensors.iter().enumerate().filter(|(_, t)| t.size > 0);
     for (k, (i, t)) in planned_tensors.enumerate() {
-        if cutoff.late(k) {
+        if reading.late(k) {
             return Ok(None);
         }
         let slot = &mut starts[t.first_use - low];
@@ -270,7 +307,7 @@ fn time_order(
     // `starts[k]` is now where the tensors of node `low + k` end.
     let mut run = 0;
     for (k, &end) in starts[..nodes].iter().enumerate() {
-        if cutoff.late(k) {
+        if reading.late(k) {
             return Ok(None);
         }
         if end - run > 1 {
@@ -280,7 +317,7 @@ fn time_order(
     }
     starts.fill(0);
     for (k, &(_, _, _, last_use)) in by_first.iter().enumerate() {
-        if cutoff.late(k) {
+        if reading.late(k) {
             return Ok(None);
         }
         starts[last_use - low + 1] += 1;
@@ -288,7 +325,7 @@ fn time_order(
     prefix_sums(&mut starts);
     let mut by_last = fallible::filled(planned, (0usize, 0usize))?;
     for (pos, &(_, _, _, last_use)) in by_first.iter().enumerate() {
-        if cutoff.late(pos) {
+        if reading.late(pos) {
             return Ok(None);
         }
         let slot = &mut starts[last_use - low];
@@ -299,39 +336,35 @@ fn time_order(
         by_first,
         by_last,
         step,
-        stackable,
+        clocked,
     }))
 }
 
 /// The two orders of [`time_order`]; the time per tensor of the pass that
 /// wrote the first (into fresh memory, as stacking and writing the offsets
-/// out do); and whether the sizes sum within `usize`, so that a stack of
-/// them cannot overflow.
+/// out do); and whether the clock is read: at least [`CLOCK_PERIOD`]
+/// planned tensors whose sizes sum within `usize`, so that a stack of them
+/// cannot overflow.
 struct TimeOrder {
     by_first: Vec<Entry>,
     by_last: Vec<(usize, usize)>,
     step: Duration,
-    stackable: bool,
+    clocked: bool,
 }
 
-/// The clock of the ordering passes: late once, by a reading every
-/// [`CLOCK_PERIOD`] items, `reserve` or less is left before the deadline.
-struct Cutoff {
-    deadline: Option<Instant>,
+/// The clock of the ordering passes: `cut` asked, with `reserve`, at every
+/// [`CLOCK_PERIOD`]-th item of a pass when `clocked`.
+struct Reading<'a, C> {
+    cut: &'a mut C,
+    clocked: bool,
     reserve: Duration,
 }
 
-impl Cutoff {
-    /// Whether it is late at item `k` of a pass (the clock is read at
-    /// every [`CLOCK_PERIOD`]-th item only).
-    fn late(&self, k: usize) -> bool {
-        (k + 1) % CLOCK_PERIOD == 0 && past(self.deadline, self.reserve)
+impl<C: Cut> Reading<'_, C> {
+    /// Whether to give up at item `k` of a pass.
+    fn late(&mut self, k: usize) -> bool {
+        self.clocked && (k + 1) % CLOCK_PERIOD == 0 && self.cut.now(self.reserve)
     }
-}
-
-/// Whether `reserve` or less is left before `deadline`, if any.
-fn past(deadline: Option<Instant>, reserve: Duration) -> bool {
-    deadline.is_some_and(|d| d.saturating_duration_since(Instant::now()) <= reserve)
 }
 
 /// Each entry the sum of those up to it.
@@ -740,5 +773,200 @@ mod tests {
             TensorLifetime::new(usize::MAX / 2 + 1, 1, 2),
         ];
         assert_eq!(plan(&tensors), Err(PlanError::Overflow { tensor: 1 }));
+    }
+
+    /// `n` tensors, mostly short-lived with a few long ones and one in
+    /// sixteen of size 0, about two starting at each node, in an order
+    /// near but not that of time; node indices `spread` apart (1: dense,
+    /// counted out; 1,000: sparse, sorted).
+    fn large_table(n: usize, spread: usize, seed: u64) -> Vec<TensorLifetime> {
+        let mut rng = XorShift(seed);
+        (0..n)
+            .map(|i| {
+                let first = i / 2 + rng.below(8);
+                let length = if rng.below(50) == 0 {
+                    rng.below(2000)
+                } else {
+                    rng.below(12)
+                };
+                let size = if rng.below(16) == 0 {
+                    0
+                } else {
+                    1 + rng.below(1000)
+                };
+                TensorLifetime::new(size, first * spread, (first + length) * spread)
+            })
+            .collect()
+    }
+
+    /// The first pair of tensors live together whose bytes meet, by
+    /// comparing every pair whose lifetimes meet: by first use, each
+    /// tensor against every later starter that starts by its last use.
+    fn shared_byte_among_live(
+        tensors: &[TensorLifetime],
+        offsets: &[usize],
+    ) -> Option<(usize, usize)> {
+        let mut order: Vec<usize> = (0..tensors.len())
+            .filter(|&i| tensors[i].size > 0)
+            .collect();
+        order.sort_by_key(|&i| tensors[i].first_use);
+        for (k, &i) in order.iter().enumerate() {
+            for &j in &order[k + 1..] {
+                if tensors[j].first_use > tensors[i].last_use {
+                    break;
+                }
+                let (a, b) = (tensors[i], tensors[j]);
+                if offsets[i] < offsets[j] + b.size && offsets[j] < offsets[i] + a.size {
+                    return Some((i, j));
+                }
+            }
+        }
+        None
+    }
+
+    /// The highest end of a plan's tensors (0 if none is planned).
+    fn highest_end(tensors: &[TensorLifetime], offsets: &[usize]) -> usize {
+        (tensors.iter().zip(offsets))
+            .map(|(t, &o)| if t.size > 0 { o + t.size } else { 0 })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Every planned tensor stacked in input order from 0.
+    fn input_order_stack(tensors: &[TensorLifetime]) -> Vec<usize> {
+        let mut top = 0;
+        (tensors.iter())
+            .map(|t| {
+                if t.size == 0 {
+                    return 0;
+                }
+                top += t.size;
+                top - t.size
+            })
+            .collect()
+    }
+
+    /// A clock that lets `passes` readings by, then says to give up at
+    /// every reading; it counts them.
+    struct Expiring {
+        passes: usize,
+        readings: usize,
+    }
+
+    impl Cut for Expiring {
+        fn now(&mut self, _: Duration) -> bool {
+            self.readings += 1;
+            self.readings > self.passes
+        }
+    }
+
+    #[test]
+    fn without_a_deadline_or_before_it_large_plans_are_those_of_literal_first_fit() {
+        let later = Instant::now() + Duration::from_secs(24 * 3600);
+        for (spread, seed) in [(1, 0x61), (1000, 0x62)] {
+            let tensors = large_table(3 * CLOCK_PERIOD + 11, spread, seed);
+            let reference = literal_first_fit(&tensors);
+            let whole = plan(&tensors).unwrap();
+            assert_eq!(whole.offsets, reference, "spread {spread}");
+            assert_eq!(whole.arena_size, highest_end(&tensors, &reference));
+            let (before, complete) = plan_until(&tensors, Some(later)).unwrap();
+            assert!(complete, "spread {spread}");
+            assert_eq!(before, whole, "spread {spread}");
+        }
+    }
+
+    #[test]
+    fn a_cut_plan_is_sound_and_keeps_what_first_fit_placed_before_the_cut() {
+        for (spread, seed) in [(1, 0x51), (1000, 0x52)] {
+            let tensors = large_table(2 * CLOCK_PERIOD + 700, spread, seed);
+            let reference = literal_first_fit(&tensors);
+            // The time order, by its definition.
+            let mut order: Vec<usize> = (0..tensors.len())
+                .filter(|&i| tensors[i].size > 0)
+                .collect();
+            order.sort_by_key(|&i| (tensors[i].first_use, usize::MAX - tensors[i].size, i));
+            let mut never = Expiring {
+                passes: usize::MAX,
+                readings: 0,
+            };
+            let (whole, complete) = plan_cut(&tensors, &mut never).unwrap();
+            assert!(complete);
+            assert_eq!(whole.offsets, reference, "spread {spread}");
+            // One reading every CLOCK_PERIOD placements after the first;
+            // the others order the table (one, before the sorts, when the
+            // node indices are sparse).
+            let readings = never.readings;
+            let placing = (order.len() - 1) / CLOCK_PERIOD;
+            assert!(readings > placing, "spread {spread}");
+            let ordering = readings - placing;
+            if spread > 1 {
+                assert_eq!(ordering, 1);
+            }
+            for passes in 0..=readings {
+                let name = format!("spread {spread}, {passes} readings passed");
+                let mut clock = Expiring {
+                    passes,
+                    readings: 0,
+                };
+                let (plan, complete) = plan_cut(&tensors, &mut clock).unwrap();
+                assert_eq!(
+                    shared_byte_among_live(&tensors, &plan.offsets),
+                    None,
+                    "{name}"
+                );
+                assert_eq!(plan.arena_size, highest_end(&tensors, &plan.offsets));
+                let expected = if passes == readings {
+                    reference.clone()
+                } else if passes < ordering {
+                    input_order_stack(&tensors)
+                } else {
+                    // Cut at placement reading `passes - ordering + 1`: the
+                    // tensors placed before it keep their first-fit offsets,
+                    // the others are stacked in time order above them.
+                    let kept = (passes - ordering + 1) * CLOCK_PERIOD;
+                    let mut expected = vec![0; tensors.len()];
+                    let mut top = 0;
+                    for &i in &order[..kept] {
+                        expected[i] = reference[i];
+                        top = top.max(reference[i] + tensors[i].size);
+                    }
+                    for &i in &order[kept..] {
+                        expected[i] = top;
+                        top += tensors[i].size;
+                    }
+                    expected
+                };
+                assert_eq!(complete, passes == readings, "{name}");
+                assert!(plan.offsets == expected, "{name}: not the plan expected");
+            }
+        }
+    }
+
+    #[test]
+    fn a_passed_deadline_stacks_large_tables_and_spares_small_ones() {
+        let passed = Some(Instant::now());
+        for spread in [1, 1000] {
+            // One tensor in sixteen has size 0: fewer than CLOCK_PERIOD
+            // planned ones.
+            let small = large_table(CLOCK_PERIOD, spread, 0x71);
+            let (plan, complete) = plan_until(&small, passed).unwrap();
+            assert!(complete, "spread {spread}");
+            assert_eq!(plan.offsets, literal_first_fit(&small), "spread {spread}");
+            let large = large_table(CLOCK_PERIOD + CLOCK_PERIOD / 4, spread, 0x72);
+            let (plan, complete) = plan_until(&large, passed).unwrap();
+            assert!(!complete, "spread {spread}");
+            assert_eq!(plan.offsets, input_order_stack(&large), "spread {spread}");
+            let sum: usize = large.iter().map(|t| t.size).sum();
+            assert_eq!(plan.arena_size, sum, "spread {spread}");
+            assert_eq!(shared_byte_among_live(&large, &plan.offsets), None);
+        }
+        // Sizes summing past usize::MAX: no stack fits, the clock is not read.
+        let huge: Vec<TensorLifetime> = (0..CLOCK_PERIOD + 10)
+            .map(|i| TensorLifetime::new(usize::MAX / 8, i, i))
+            .collect();
+        let (plan, complete) = plan_until(&huge, passed).unwrap();
+        assert!(complete);
+        assert!(plan.offsets.iter().all(|&o| o == 0));
+        assert_eq!(plan.arena_size, usize::MAX / 8);
     }
 }
