@@ -202,7 +202,8 @@ fn stacked(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
 /// The planned tensors in time order (entries sorted: by first use, larger
 /// first, then by index), and as `(last use, position in the first)`
 /// sorted by last use, then position; `None` if `cut`, asked every
-/// [`CLOCK_PERIOD`] items of each pass, says to give up, with about the
+/// [`CLOCK_PERIOD`] items of each pass (and, on dense tables, once before
+/// the first order is allocated), says to give up, with about the
 /// time stacking every tensor would take as the reserve. It is asked only
 /// on tables of at least [`CLOCK_PERIOD`] planned tensors whose sizes sum
 /// within `usize`.
@@ -290,6 +291,11 @@ fn time_order(
         reserve: per_tensor(began, planned).saturating_mul(clamp_u32(planned)),
     };
     prefix_sums(&mut starts);
+    // Before the order's fresh memory is touched: a cut here costs no more
+    // than the count did and the stack.
+    if reading.now() {
+        return Ok(None);
+    }
     // Written in input order: stable, so each node's tensors are in index
     // order; then sorted among themselves (larger first, then by index).
     let began = Instant::now();
@@ -353,7 +359,8 @@ struct TimeOrder {
 }
 
 /// The clock of the ordering passes: `cut` asked, with `reserve`, at every
-/// [`CLOCK_PERIOD`]-th item of a pass when `clocked`.
+/// [`CLOCK_PERIOD`]-th item of a pass (and once between the count and the
+/// first pass) when `clocked`.
 struct Reading<'a, C> {
     cut: &'a mut C,
     clocked: bool,
@@ -361,9 +368,14 @@ struct Reading<'a, C> {
 }
 
 impl<C: Cut> Reading<'_, C> {
+    /// Whether to give up now.
+    fn now(&mut self) -> bool {
+        self.clocked && self.cut.now(self.reserve)
+    }
+
     /// Whether to give up at item `k` of a pass.
     fn late(&mut self, k: usize) -> bool {
-        self.clocked && (k + 1) % CLOCK_PERIOD == 0 && self.cut.now(self.reserve)
+        (k + 1) % CLOCK_PERIOD == 0 && self.now()
     }
 }
 
