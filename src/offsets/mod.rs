@@ -43,26 +43,41 @@
 //! the search starts from the greedy plan, or the heuristic's when the
 //! greedy plan is above the peak, and the plan is the same on every
 //! machine. With [`SearchBudget::time`] set, the cap counts from the start
-//! of the call and the call first makes a sound plan whose cost does not
-//! depend on the number of conflicting pairs: online first fit in time
-//! order (`online`, `O(n log n)`), always made in full. Then, each
-//! abandoned once the cap passes and kept when no worse than the best so
-//! far: the greedy plan; the heuristic's (abandoned one greedy run's time
-//! before the cap, not begun with less than three such runs' time left);
-//! and the search (not begun with less than ten times the first-fit
-//! plan's time left). A cap too short for the greedy plan gives the
-//! first-fit plan, with the peak of live bytes as its lower bound; a zero
-//! cap gives exactly that plan. The least any capped call costs is the
-//! validation, the rounding, the peak and the first-fit plan, each
-//! `O(n log n)`; past those, the call overruns the cap by the stretch of
-//! work in progress when the cap passes: each planner reads the clock
-//! between its set-up steps and every few thousand items or placements,
-//! and the heuristic, whose set-up reads no clock, is given the margin
-//! above. The search, whose decisions open with two sorts of the table and
-//! whose placements on a table that is one component cost `O(n)` each,
-//! opens no decision with less time left than the last opening took (the
-//! set-up's time, before the first), and tries no placement with less left
-//! than the longest stretch between two of its clock readings so far.
+//! of the call and is a promise: when time runs short the call returns a
+//! sound plan, possibly a poor one, rather than overrun. It first makes a
+//! sound plan whose cost does not depend on the number of conflicting
+//! pairs: online first fit in time order (`online`, `O(n log n)`). On
+//! tables of 4,096 planned tensors or more that plan reads the clock every
+//! 4,096 items of its passes and placements, and once less time is left
+//! than stacking what remains would take, it stacks the tensors not yet
+//! placed above the highest end placed (before the table is ordered, every
+//! tensor in input order from 0): sound, since first fit stays below its
+//! arena, but the arena can then reach the sum of the rounded sizes. Then,
+//! each abandoned once the cap passes and kept when no worse than the best
+//! so far: the greedy plan (not begun when the first-fit plan was cut
+//! short, nor with less time left than that plan took); the heuristic's
+//! (abandoned one greedy run's time before the cap, not begun with less
+//! than three such runs' time left); and the search (not begun with less
+//! than ten times the first-fit plan's time left). A cap too short for the
+//! greedy plan gives the first-fit plan, whole or cut short, with the peak
+//! of live bytes as its lower bound; a zero cap gives exactly the
+//! first-fit plan on tables of fewer than 4,096 planned tensors, and every
+//! planned tensor stacked in input order on larger ones. The report says
+//! no more than it knows: [`PlanReport::lower_bound`] is then the peak,
+//! [`PlanReport::search_nodes`] 0 and [`PlanReport::proven_optimal`] false
+//! unless the arena meets the peak, so the gap between the arena and the
+//! bound is what a cut may have cost; no field says which step the cap cut.
+//! The least any capped call costs is the validation, the rounding and the
+//! peak (each `O(n log n)`, reading no clock) and a count of the table and
+//! a stack written out (`O(n)`); past those, the call overruns the cap by
+//! the stretch of work in progress when the cap passes: each planner reads
+//! the clock between its set-up steps and every few thousand items or
+//! placements, and the heuristic, whose set-up reads no clock, is given the
+//! margin above. The search, whose decisions open with two sorts of the
+//! table and whose placements on a table that is one component cost `O(n)`
+//! each, opens no decision with less time left than the last opening took
+//! (the set-up's time, before the first), and tries no placement with less
+//! left than the longest stretch between two of its clock readings so far.
 //!
 //! # What is exact
 //!
@@ -102,6 +117,7 @@ pub use crate::input::TensorLifetime;
 
 use crate::input::check_lifetimes;
 use crate::sys::fallible;
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 /// Plans offsets with the given alignment and strategy, or says why it cannot.
@@ -145,9 +161,9 @@ pub fn try_plan_offsets_with(
 /// proven lower bound improves (the nodes visited so far included), for
 /// progress displays on long runs. Not called when the starting plan is
 /// already optimal or the time cap leaves too little for the search's
-/// set-up (less than ten times what the online first-fit plan took), nor
-/// by the other strategies. The plan and report are exactly those of
-/// [`try_plan_offsets_with`].
+/// set-up (less than ten times what the online first-fit plan took, or
+/// that plan was cut short), nor by the other strategies. The plan and
+/// report are exactly those of [`try_plan_offsets_with`].
 ///
 /// Errors: those of [`try_plan_offsets_with`]. Complexity: theirs, plus
 /// `O(1)` and one call per improvement (at most one per decision of the
@@ -191,7 +207,7 @@ pub fn try_plan_offsets_observed(
             let (start, no_time) = match deadline {
                 None => (search_start(&rounded, peak)?, false),
                 Some(deadline) => {
-                    let (start, online_took) = capped_start(&rounded, peak, deadline)?;
+                    let (start, online_took, cut) = capped_start(&rounded, peak, deadline)?;
                     // Before its first placement the search sorts the table
                     // six times (conflict counts, sections, starts, two for
                     // the ranks, first candidates), sweeps it more often and
@@ -201,8 +217,9 @@ pub fn try_plan_offsets_observed(
                     // time than it took, since no decision is opened then:
                     // not begun with less time left than ten times what the
                     // online plan took.
+                    // A first-fit plan cut short says time is short.
                     let left = deadline.saturating_duration_since(Instant::now());
-                    (start, left < online_took.saturating_mul(10))
+                    (start, cut || left < online_took.saturating_mul(10))
                 }
             };
             let budget = options.budget;
@@ -249,12 +266,15 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 
 /// The plan a search capped at `deadline` starts from: a sound plan made
 /// cheaply first, then better ones while time remains, the best kept (a
-/// later one on a tie); and how long the first took.
+/// later one on a tie); how long the first took; and whether it was cut
+/// short.
 ///
 /// 1. The online first-fit plan (`online`): `O(n log n)` whatever the
-///    number of conflicting pairs, always made in full, so that every
-///    capped call has a sound plan.
-/// 2. The greedy plan, abandoned at the deadline.
+///    number of conflicting pairs, so that every capped call has a sound
+///    plan; cut short by the deadline (the tensors not yet placed stacked
+///    above the others), and then returned alone.
+/// 2. The greedy plan, abandoned at the deadline, and not begun with less
+///    time left than the first-fit plan took.
 /// 3. The heuristic's plan, abandoned at the deadline less the greedy
 ///    plan's time, and not begun with less than three times the greedy
 ///    plan's time left: its sorts and each stretch between its clock
@@ -270,13 +290,17 @@ fn capped_start(
     rounded: &[TensorLifetime],
     peak: usize,
     deadline: Instant,
-) -> Result<(MemoryPlan, Duration), PlanError> {
+) -> Result<(MemoryPlan, Duration, bool), PlanError> {
     let online_began = Instant::now();
-    let mut best = online::plan(rounded)?;
+    let (mut best, complete) = online::plan_until(rounded, Some(deadline))?;
     let greedy_began = Instant::now();
     let online_took = greedy_began.saturating_duration_since(online_began);
-    if best.arena_size <= peak || greedy_began >= deadline {
-        return Ok((best, online_took));
+    // The greedy's set-up (validation, the placement order) reads no
+    // clock; it costs less than the first-fit plan, which sorts the table
+    // twice and sweeps it: not begun with less time left than that took.
+    let left = deadline.saturating_duration_since(greedy_began);
+    if best.arena_size <= peak || !complete || left < online_took {
+        return Ok((best, online_took, !complete));
     }
     let greedy = greedy::plan_until(rounded, Some(deadline))?;
     if let Some(plan) = &greedy {
@@ -295,7 +319,7 @@ fn capped_start(
     let greedy_took = now.saturating_duration_since(greedy_began);
     if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took.saturating_mul(3)
     {
-        return Ok((best, online_took));
+        return Ok((best, online_took, false));
     }
     let heuristic_deadline = Some(deadline - greedy_took);
     if let Some(plan) = heuristic::plan_knowing(rounded, peak, heuristic_deadline, greedy.as_ref())?
@@ -304,7 +328,7 @@ fn capped_start(
             best = plan;
         }
     }
-    Ok((best, online_took))
+    Ok((best, online_took, false))
 }
 
 /// The heuristic's plan, or the greedy one if `deadline` passes before the
@@ -320,17 +344,22 @@ fn heuristic_or_greedy(
     }
 }
 
-/// The tensors with sizes rounded up to `alignment` (a power of two).
+/// The tensors with sizes rounded up to `alignment` (a power of two):
+/// `tensors` itself when every size is a multiple of it already (always at
+/// alignment 1), so that no copy is made.
 fn round_sizes(
     tensors: &[TensorLifetime],
     alignment: usize,
-) -> Result<Vec<TensorLifetime>, PlanError> {
+) -> Result<Cow<'_, [TensorLifetime]>, PlanError> {
+    if alignment == 1 || tensors.iter().all(|t| t.size & (alignment - 1) == 0) {
+        return Ok(Cow::Borrowed(tensors));
+    }
     let mut rounded = fallible::with_capacity(tensors.len())?;
     for (i, t) in tensors.iter().enumerate() {
         let size = round_up(t.size, alignment, i)?;
         rounded.push(TensorLifetime { size, ..*t });
     }
-    Ok(rounded)
+    Ok(Cow::Owned(rounded))
 }
 
 /// `size` rounded up to a multiple of `alignment` (a power of two), or an

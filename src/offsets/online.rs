@@ -35,6 +35,8 @@
 //! is the first-fit plan by definition whatever the treap's shape: it
 //! depends only on the set of free bytes.
 
+use std::time::{Duration, Instant};
+
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
@@ -42,38 +44,79 @@ use crate::sys::fallible;
 /// No node.
 const NIL: usize = usize::MAX;
 
+/// Items between two readings of the clock of [`plan_until`], in each of
+/// its passes and in its placements: tables of fewer planned tensors than
+/// this always get the whole first-fit plan.
+const CLOCK_PERIOD: usize = 4096;
+
+/// An entry of the time order: `(first use, usize::MAX - size, index, last
+/// use)`.
+type Entry = (usize, usize, usize, usize);
+
+/// What [`plan_until`] asks at each reading of its clock.
+trait Cut {
+    /// Whether to give first fit up now for a stack, `reserve` being about
+    /// the time the stack (and writing the plan out) will take.
+    fn now(&mut self, reserve: Duration) -> bool;
+}
+
+/// A deadline, if any: give up once `reserve` or less is left before it.
+impl Cut for Option<Instant> {
+    fn now(&mut self, reserve: Duration) -> bool {
+        self.is_some_and(|d| d.saturating_duration_since(Instant::now()) <= reserve)
+    }
+}
+
 /// Plans `tensors` (sizes already rounded, lifetimes validated) by online
 /// first fit in time order; zero-size tensors get offset 0.
 ///
 /// Errors: [`PlanError::Overflow`] naming a tensor whose end offset would
 /// pass `usize::MAX`; [`PlanError::OutOfMemory`].
-pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
-    let planned = tensors.iter().filter(|t| t.size > 0).count();
-    // Sorted as keys packed beside the index (and the last use, which the
-    // index decides ties before), not as indices compared through the
-    // table: the sort then reads memory in order. Unstable with the index
-    // as the last key compared: the same order on every run, and no scratch
-    // buffer behind the fallible ones.
-    let mut by_first: Vec<(usize, usize, usize, usize)> = fallible::collect(
-        planned,
-        (tensors.iter().enumerate())
-            .filter(|(_, t)| t.size > 0)
-            .map(|(i, t)| (t.first_use, usize::MAX - t.size, i, t.last_use)),
-    )?;
-    by_first.sort_unstable();
-    // The tensors by last use, as positions in `by_first`, given back in
-    // that order: a sort, not a heap of the live tensors, whose every step
-    // misses the cache when most tensors are live at once. The order among
-    // equal last uses does not matter: they are always given back together,
-    // and the free bytes after that are the same. Positions, not input
-    // indices: where lifetimes are short, a tensor given back was placed
-    // shortly before, so its size and offset are read near those of the
-    // tensors placed since, not at a random place of the input.
-    let mut by_last: Vec<(usize, usize)> = fallible::collect(
-        planned,
-        (by_first.iter().enumerate()).map(|(pos, &(_, _, _, last_use))| (last_use, pos)),
-    )?;
-    by_last.sort_unstable();
+#[cfg(test)]
+fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
+    plan_until(tensors, None).map(|(plan, _)| plan)
+}
+
+/// [`plan`], cut short by `deadline`, and whether the plan is the whole
+/// first-fit plan (always, without a deadline).
+///
+/// The clock is read every [`CLOCK_PERIOD`] items of the passes that order
+/// the tensors and every [`CLOCK_PERIOD`] placements. Once less time is
+/// left than stacking what remains would take, the tensors not yet placed
+/// are stacked, each at the end of the one before: in time order from the
+/// highest end placed so far, or, when the cut comes before the order is
+/// complete, every planned tensor in input order from 0. Sound either way:
+/// everything placed by first fit lies below the stack. The arena can then
+/// reach the sum of the sizes (no worse than that, since a first-fit
+/// arena never passes the sum of the sizes it has placed). The clock is
+/// not read on tables of fewer than [`CLOCK_PERIOD`] planned tensors, nor
+/// when the sizes sum past `usize::MAX` (a stack would overflow where first
+/// fit may not).
+///
+/// Errors: those of [`plan`].
+pub(crate) fn plan_until(
+    tensors: &[TensorLifetime],
+    deadline: Option<Instant>,
+) -> Result<(MemoryPlan, bool), PlanError> {
+    let mut deadline = deadline;
+    plan_cut(tensors, &mut deadline)
+}
+
+/// [`plan_until`] asking `cut` at each reading of the clock.
+fn plan_cut(
+    tensors: &[TensorLifetime],
+    cut: &mut impl Cut,
+) -> Result<(MemoryPlan, bool), PlanError> {
+    let Some(order) = time_order(tensors, cut)? else {
+        return Ok((stacked(tensors)?, false));
+    };
+    let TimeOrder {
+        by_first,
+        by_last,
+        step,
+        clocked,
+    } = order;
+    let planned = by_first.len();
 
     // Offsets by position in `by_first`, written to the input's order at
     // the end.
@@ -81,7 +124,23 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
     let mut freed = 0;
+    let mut complete = true;
     for (pos, &(first_use, room, i, _)) in by_first.iter().enumerate() {
+        if clocked && pos > 0 && pos % CLOCK_PERIOD == 0 {
+            // Stacking a tensor, and writing its offset out, each cost about
+            // half a step of the pass that wrote the order (an entry four
+            // times the size): one per tensor left, one per tensor.
+            let tail = step.saturating_mul(clamp_u32(planned.saturating_mul(2) - pos)) / 2;
+            if cut.now(tail) {
+                // `arena` is at most the sum of the sizes placed so far (a
+                // first-fit block starts at or below the highest end before
+                // it), so the stack ends within the sum of all sizes, which
+                // fits.
+                arena = stack(&by_first[pos..], &mut placed[pos..], arena);
+                complete = false;
+                break;
+            }
+        }
         let size = usize::MAX - room;
         while let Some(&(last_use, q)) = by_last.get(freed) {
             if last_use >= first_use {
@@ -99,10 +158,237 @@ pub(crate) fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> 
     for (&(_, _, i, _), &offset) in by_first.iter().zip(&placed) {
         offsets[i] = offset;
     }
-    Ok(MemoryPlan {
+    let plan = MemoryPlan {
         offsets,
         arena_size: arena,
+    };
+    Ok((plan, complete))
+}
+
+fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Stacks the tensors of `rest` (entries of the time order) in order from
+/// `base` up, writing their offsets to `placed`; the new arena. The caller
+/// knows that `base` plus their sizes fits in `usize`.
+fn stack(rest: &[Entry], placed: &mut [usize], base: usize) -> usize {
+    let mut top = base;
+    for (&(_, room, _, _), slot) in rest.iter().zip(placed) {
+        *slot = top;
+        top += usize::MAX - room;
+    }
+    top
+}
+
+/// Every planned tensor of `tensors` stacked in input order from 0, whose
+/// sizes the caller knows to sum within `usize`; zero-size tensors at 0.
+/// Errors: [`PlanError::OutOfMemory`].
+fn stacked(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+    let mut top = 0usize;
+    for (t, offset) in tensors.iter().zip(&mut offsets) {
+        if t.size > 0 {
+            *offset = top;
+            top += t.size;
+        }
+    }
+    Ok(MemoryPlan {
+        offsets,
+        arena_size: top,
     })
+}
+
+/// The planned tensors in time order (entries sorted: by first use, larger
+/// first, then by index), and as `(last use, position in the first)`
+/// sorted by last use, then position; `None` if `cut`, asked every
+/// [`CLOCK_PERIOD`] items of each pass (and, on dense tables, once before
+/// the first order is allocated), says to give up, with about the
+/// time stacking every tensor would take as the reserve. It is asked only
+/// on tables of at least [`CLOCK_PERIOD`] planned tensors whose sizes sum
+/// within `usize`.
+///
+/// Sorted as keys packed beside the index (and the last use, which the
+/// index decides ties before), not as indices compared through the table:
+/// the placements then read memory in order. When the node indices are
+/// dense (a range less than twice the tensor count plus 1,024, as a
+/// compiler's are), both orders are counted out by node in `O(n)`, the
+/// tensors that start at one node then sorted among themselves; otherwise
+/// sorted, unstable with the index as the last key compared (the same order
+/// on every run, no scratch buffer behind the fallible ones), `cut` being
+/// asked once before the sorts, which read no clock, with their expected
+/// time added to the reserve.
+///
+/// The tensors given back are taken by last use, as positions in the first
+/// order: a sort, not a heap of the live tensors, whose every step misses
+/// the cache when most tensors are live at once. The order among equal last
+/// uses does not matter: they are always given back together, and the free
+/// bytes after that are the same. Positions, not input indices: where
+/// lifetimes are short, a tensor given back was placed shortly before, so
+/// its size and offset are read near those of the tensors placed since,
+/// not at a random place of the input.
+///
+/// Errors: [`PlanError::OutOfMemory`].
+fn time_order(
+    tensors: &[TensorLifetime],
+    cut: &mut impl Cut,
+) -> Result<Option<TimeOrder>, PlanError> {
+    let (mut planned, mut low, mut high, mut total) = (0usize, usize::MAX, 0, Some(0usize));
+    for t in tensors.iter().filter(|t| t.size > 0) {
+        planned += 1;
+        low = low.min(t.first_use);
+        high = high.max(t.last_use);
+        total = total.and_then(|total| total.checked_add(t.size));
+    }
+    let clocked = total.is_some() && planned >= CLOCK_PERIOD;
+    let entry =
+        |(i, t): (usize, &TensorLifetime)| (t.first_use, usize::MAX - t.size, i, t.last_use);
+    let dense = low <= high && high - low < 2 * planned + 1024;
+    if !dense {
+        let began = Instant::now();
+        let mut by_first: Vec<Entry> = fallible::collect(
+            planned,
+            (tensors.iter().enumerate())
+                .filter(|(_, t)| t.size > 0)
+                .map(entry),
+        )?;
+        let step = per_tensor(began, planned);
+        // The stack, and the two sorts: each about a pass like the one
+        // timed per level of a merge, `log2 n` levels.
+        let levels = planned.max(2).ilog2();
+        let reserve = step
+            .saturating_mul(clamp_u32(planned))
+            .saturating_mul(1 + 2 * levels);
+        if clocked && cut.now(reserve) {
+            return Ok(None);
+        }
+        by_first.sort_unstable();
+        let mut by_last: Vec<(usize, usize)> = fallible::collect(
+            planned,
+            (by_first.iter().enumerate()).map(|(pos, &(_, _, _, last_use))| (last_use, pos)),
+        )?;
+        by_last.sort_unstable();
+        return Ok(Some(TimeOrder {
+            by_first,
+            by_last,
+            step,
+            clocked,
+        }));
+    }
+    // Counting sorts over the nodes `low..=high`: `starts[k]` is where the
+    // tensors of node `low + k` begin in the order. The count's time per
+    // tensor (a read of the table, a write to fresh memory) is taken as
+    // that of stacking a tensor.
+    let began = Instant::now();
+    let nodes = high - low + 1;
+    let mut starts = fallible::filled(nodes + 1, 0usize)?;
+    for t in tensors.iter().filter(|t| t.size > 0) {
+        starts[t.first_use - low + 1] += 1;
+    }
+    let mut reading = Reading {
+        cut,
+        clocked,
+        reserve: per_tensor(began, planned).saturating_mul(clamp_u32(planned)),
+    };
+    prefix_sums(&mut starts);
+    // Before the order's fresh memory is touched: a cut here costs no more
+    // than the count did and the stack.
+    if reading.now() {
+        return Ok(None);
+    }
+    // Written in input order: stable, so each node's tensors are in index
+    // order; then sorted among themselves (larger first, then by index).
+    let began = Instant::now();
+    let mut by_first = fallible::filled(planned, (0usize, 0usize, 0usize, 0usize))?;
+    let planned_tensors = tensors.iter().enumerate().filter(|(_, t)| t.size > 0);
+    for (k, (i, t)) in planned_tensors.enumerate() {
+        if reading.late(k) {
+            return Ok(None);
+        }
+        let slot = &mut starts[t.first_use - low];
+        by_first[*slot] = entry((i, t));
+        *slot += 1;
+    }
+    let step = per_tensor(began, planned);
+    // `starts[k]` is now where the tensors of node `low + k` end.
+    let mut run = 0;
+    for (k, &end) in starts[..nodes].iter().enumerate() {
+        if reading.late(k) {
+            return Ok(None);
+        }
+        if end - run > 1 {
+            by_first[run..end].sort_unstable();
+        }
+        run = end;
+    }
+    starts.fill(0);
+    for (k, &(_, _, _, last_use)) in by_first.iter().enumerate() {
+        if reading.late(k) {
+            return Ok(None);
+        }
+        starts[last_use - low + 1] += 1;
+    }
+    prefix_sums(&mut starts);
+    let mut by_last = fallible::filled(planned, (0usize, 0usize))?;
+    for (pos, &(_, _, _, last_use)) in by_first.iter().enumerate() {
+        if reading.late(pos) {
+            return Ok(None);
+        }
+        let slot = &mut starts[last_use - low];
+        by_last[*slot] = (last_use, pos);
+        *slot += 1;
+    }
+    Ok(Some(TimeOrder {
+        by_first,
+        by_last,
+        step,
+        clocked,
+    }))
+}
+
+/// The two orders of [`time_order`]; the time per tensor of the pass that
+/// wrote the first (into fresh memory, as stacking and writing the offsets
+/// out do); and whether the clock is read: at least [`CLOCK_PERIOD`]
+/// planned tensors whose sizes sum within `usize`, so that a stack of them
+/// cannot overflow.
+struct TimeOrder {
+    by_first: Vec<Entry>,
+    by_last: Vec<(usize, usize)>,
+    step: Duration,
+    clocked: bool,
+}
+
+/// The clock of the ordering passes: `cut` asked, with `reserve`, at every
+/// [`CLOCK_PERIOD`]-th item of a pass (and once between the count and the
+/// first pass) when `clocked`.
+struct Reading<'a, C> {
+    cut: &'a mut C,
+    clocked: bool,
+    reserve: Duration,
+}
+
+impl<C: Cut> Reading<'_, C> {
+    /// Whether to give up now.
+    fn now(&mut self) -> bool {
+        self.clocked && self.cut.now(self.reserve)
+    }
+
+    /// Whether to give up at item `k` of a pass.
+    fn late(&mut self, k: usize) -> bool {
+        (k + 1) % CLOCK_PERIOD == 0 && self.now()
+    }
+}
+
+/// Each entry the sum of those up to it.
+fn prefix_sums(counts: &mut [usize]) {
+    for k in 1..counts.len() {
+        counts[k] += counts[k - 1];
+    }
+}
+
+/// The time since `began` per tensor of `planned`.
+fn per_tensor(began: Instant, planned: usize) -> Duration {
+    began.elapsed() / clamp_u32(planned.max(1))
 }
 
 /// Free byte ranges, pairwise disjoint and never adjacent (coalesced), in a
@@ -499,5 +785,200 @@ mod tests {
             TensorLifetime::new(usize::MAX / 2 + 1, 1, 2),
         ];
         assert_eq!(plan(&tensors), Err(PlanError::Overflow { tensor: 1 }));
+    }
+
+    /// `n` tensors, mostly short-lived with a few long ones and one in
+    /// sixteen of size 0, about two starting at each node, in an order
+    /// near but not that of time; node indices `spread` apart (1: dense,
+    /// counted out; 1,000: sparse, sorted).
+    fn large_table(n: usize, spread: usize, seed: u64) -> Vec<TensorLifetime> {
+        let mut rng = XorShift(seed);
+        (0..n)
+            .map(|i| {
+                let first = i / 2 + rng.below(8);
+                let length = if rng.below(50) == 0 {
+                    rng.below(2000)
+                } else {
+                    rng.below(12)
+                };
+                let size = if rng.below(16) == 0 {
+                    0
+                } else {
+                    1 + rng.below(1000)
+                };
+                TensorLifetime::new(size, first * spread, (first + length) * spread)
+            })
+            .collect()
+    }
+
+    /// The first pair of tensors live together whose bytes meet, by
+    /// comparing every pair whose lifetimes meet: by first use, each
+    /// tensor against every later starter that starts by its last use.
+    fn shared_byte_among_live(
+        tensors: &[TensorLifetime],
+        offsets: &[usize],
+    ) -> Option<(usize, usize)> {
+        let mut order: Vec<usize> = (0..tensors.len())
+            .filter(|&i| tensors[i].size > 0)
+            .collect();
+        order.sort_by_key(|&i| tensors[i].first_use);
+        for (k, &i) in order.iter().enumerate() {
+            for &j in &order[k + 1..] {
+                if tensors[j].first_use > tensors[i].last_use {
+                    break;
+                }
+                let (a, b) = (tensors[i], tensors[j]);
+                if offsets[i] < offsets[j] + b.size && offsets[j] < offsets[i] + a.size {
+                    return Some((i, j));
+                }
+            }
+        }
+        None
+    }
+
+    /// The highest end of a plan's tensors (0 if none is planned).
+    fn highest_end(tensors: &[TensorLifetime], offsets: &[usize]) -> usize {
+        (tensors.iter().zip(offsets))
+            .map(|(t, &o)| if t.size > 0 { o + t.size } else { 0 })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Every planned tensor stacked in input order from 0.
+    fn input_order_stack(tensors: &[TensorLifetime]) -> Vec<usize> {
+        let mut top = 0;
+        (tensors.iter())
+            .map(|t| {
+                if t.size == 0 {
+                    return 0;
+                }
+                top += t.size;
+                top - t.size
+            })
+            .collect()
+    }
+
+    /// A clock that lets `passes` readings by, then says to give up at
+    /// every reading; it counts them.
+    struct Expiring {
+        passes: usize,
+        readings: usize,
+    }
+
+    impl Cut for Expiring {
+        fn now(&mut self, _: Duration) -> bool {
+            self.readings += 1;
+            self.readings > self.passes
+        }
+    }
+
+    #[test]
+    fn without_a_deadline_or_before_it_large_plans_are_those_of_literal_first_fit() {
+        let later = Instant::now() + Duration::from_secs(24 * 3600);
+        for (spread, seed) in [(1, 0x61), (1000, 0x62)] {
+            let tensors = large_table(3 * CLOCK_PERIOD + 11, spread, seed);
+            let reference = literal_first_fit(&tensors);
+            let whole = plan(&tensors).unwrap();
+            assert_eq!(whole.offsets, reference, "spread {spread}");
+            assert_eq!(whole.arena_size, highest_end(&tensors, &reference));
+            let (before, complete) = plan_until(&tensors, Some(later)).unwrap();
+            assert!(complete, "spread {spread}");
+            assert_eq!(before, whole, "spread {spread}");
+        }
+    }
+
+    #[test]
+    fn a_cut_plan_is_sound_and_keeps_what_first_fit_placed_before_the_cut() {
+        for (spread, seed) in [(1, 0x51), (1000, 0x52)] {
+            let tensors = large_table(2 * CLOCK_PERIOD + 700, spread, seed);
+            let reference = literal_first_fit(&tensors);
+            // The time order, by its definition.
+            let mut order: Vec<usize> = (0..tensors.len())
+                .filter(|&i| tensors[i].size > 0)
+                .collect();
+            order.sort_by_key(|&i| (tensors[i].first_use, usize::MAX - tensors[i].size, i));
+            let mut never = Expiring {
+                passes: usize::MAX,
+                readings: 0,
+            };
+            let (whole, complete) = plan_cut(&tensors, &mut never).unwrap();
+            assert!(complete);
+            assert_eq!(whole.offsets, reference, "spread {spread}");
+            // One reading every CLOCK_PERIOD placements after the first;
+            // the others order the table (one, before the sorts, when the
+            // node indices are sparse).
+            let readings = never.readings;
+            let placing = (order.len() - 1) / CLOCK_PERIOD;
+            assert!(readings > placing, "spread {spread}");
+            let ordering = readings - placing;
+            if spread > 1 {
+                assert_eq!(ordering, 1);
+            }
+            for passes in 0..=readings {
+                let name = format!("spread {spread}, {passes} readings passed");
+                let mut clock = Expiring {
+                    passes,
+                    readings: 0,
+                };
+                let (plan, complete) = plan_cut(&tensors, &mut clock).unwrap();
+                assert_eq!(
+                    shared_byte_among_live(&tensors, &plan.offsets),
+                    None,
+                    "{name}"
+                );
+                assert_eq!(plan.arena_size, highest_end(&tensors, &plan.offsets));
+                let expected = if passes == readings {
+                    reference.clone()
+                } else if passes < ordering {
+                    input_order_stack(&tensors)
+                } else {
+                    // Cut at placement reading `passes - ordering + 1`: the
+                    // tensors placed before it keep their first-fit offsets,
+                    // the others are stacked in time order above them.
+                    let kept = (passes - ordering + 1) * CLOCK_PERIOD;
+                    let mut expected = vec![0; tensors.len()];
+                    let mut top = 0;
+                    for &i in &order[..kept] {
+                        expected[i] = reference[i];
+                        top = top.max(reference[i] + tensors[i].size);
+                    }
+                    for &i in &order[kept..] {
+                        expected[i] = top;
+                        top += tensors[i].size;
+                    }
+                    expected
+                };
+                assert_eq!(complete, passes == readings, "{name}");
+                assert!(plan.offsets == expected, "{name}: not the plan expected");
+            }
+        }
+    }
+
+    #[test]
+    fn a_passed_deadline_stacks_large_tables_and_spares_small_ones() {
+        let passed = Some(Instant::now());
+        for spread in [1, 1000] {
+            // One tensor in sixteen has size 0: fewer than CLOCK_PERIOD
+            // planned ones.
+            let small = large_table(CLOCK_PERIOD, spread, 0x71);
+            let (plan, complete) = plan_until(&small, passed).unwrap();
+            assert!(complete, "spread {spread}");
+            assert_eq!(plan.offsets, literal_first_fit(&small), "spread {spread}");
+            let large = large_table(CLOCK_PERIOD + CLOCK_PERIOD / 4, spread, 0x72);
+            let (plan, complete) = plan_until(&large, passed).unwrap();
+            assert!(!complete, "spread {spread}");
+            assert_eq!(plan.offsets, input_order_stack(&large), "spread {spread}");
+            let sum: usize = large.iter().map(|t| t.size).sum();
+            assert_eq!(plan.arena_size, sum, "spread {spread}");
+            assert_eq!(shared_byte_among_live(&large, &plan.offsets), None);
+        }
+        // Sizes summing past usize::MAX: no stack fits, the clock is not read.
+        let huge: Vec<TensorLifetime> = (0..CLOCK_PERIOD + 10)
+            .map(|i| TensorLifetime::new(usize::MAX / 8, i, i))
+            .collect();
+        let (plan, complete) = plan_until(&huge, passed).unwrap();
+        assert!(complete);
+        assert!(plan.offsets.iter().all(|&o| o == 0));
+        assert_eq!(plan.arena_size, usize::MAX / 8);
     }
 }

@@ -131,25 +131,45 @@ pub struct PlanReport {
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SearchBudget {
-    /// Wall-clock cap of the whole call, or `None` for no cap. With a cap,
-    /// the call first makes a sound plan in `O(n log n)` whatever the number
-    /// of conflicting pairs (online first fit in time order), then the
-    /// greedy plan, the heuristic's and the search, each abandoned when the
-    /// cap passes and kept when no worse than the best so far. A cap too
-    /// short for the greedy plan gives the first-fit plan, with the peak of
-    /// live bytes as its lower bound; a zero cap gives exactly that plan.
-    /// The least a capped call costs is validation, rounding, the peak and
-    /// the first-fit plan (`O(n log n)` each). The clock is read between the
+    /// Wall-clock cap of the whole call, or `None` for no cap. The cap is a
+    /// promise kept at the plan's expense: when time runs short the call
+    /// returns a sound plan, possibly a poor one, rather than overrun.
+    ///
+    /// With a cap, the call first makes a sound plan in `O(n log n)`
+    /// whatever the number of conflicting pairs (online first fit in time
+    /// order), then the greedy plan, the heuristic's and the search, each
+    /// abandoned when the cap passes and kept when no worse than the best so
+    /// far. On tables of 4,096 planned tensors or more the first-fit plan
+    /// reads the clock every 4,096 items, and once less time is left than
+    /// finishing by a stack would take, it stacks the tensors not yet
+    /// placed above those placed (every tensor in input order from 0 if the
+    /// table was not yet ordered): sound, but the arena can then reach the
+    /// sum of the rounded sizes (never cut when the sizes sum past
+    /// `usize::MAX`). Nothing else is tried after such a cut. A cap too
+    /// short for the greedy plan gives the first-fit plan, whole or cut
+    /// short; a zero cap gives exactly the first-fit plan on tables of
+    /// fewer than 4,096 planned tensors, and every planned tensor stacked
+    /// in input order on larger ones. Either way
+    /// [`PlanReport::lower_bound`] is the peak of live bytes,
+    /// [`PlanReport::search_nodes`] is 0 and [`PlanReport::proven_optimal`]
+    /// is false unless the arena meets the peak: the gap between the arena
+    /// and the bound is what the cap may have cost (no field says which
+    /// step it cut).
+    ///
+    /// The least a capped call costs is validation, rounding and the peak
+    /// (`O(n log n)` each, reading no clock) and a count of the table and
+    /// a stack written out (`O(n)`). The clock is read between the
     /// greedy's set-up steps and every 1,024 of its placements; between the
     /// search's set-up steps and every 4,096 items inside them; at least
     /// every 1,024 search placements (more often above 256 tensors); and
-    /// every 256 heuristic placements. The heuristic is abandoned one greedy
-    /// run's time before the cap and not begun with less than three such
-    /// runs left; the search is not begun with less than ten times the
-    /// first-fit plan's time left, and opens no decision, nor tries a
-    /// placement, with less time left than the last opening, or the longest
-    /// stretch between its clock readings, took. Without a cap none of this
-    /// runs: the plan is the same on every machine.
+    /// every 256 heuristic placements. The greedy is not begun with less
+    /// time left than the first-fit plan took; the heuristic is abandoned
+    /// one greedy run's time before the cap and not begun with less than
+    /// three such runs left; the search is not begun with less than ten
+    /// times the first-fit plan's time left, and opens no decision, nor
+    /// tries a placement, with less time left than the last opening, or
+    /// the longest stretch between its clock readings, took. Without a cap
+    /// none of this runs: the plan is the same on every machine.
     pub time: Option<Duration>,
     /// Limit on the number of search nodes (partial plans that passed the
     /// search's bounds), or `None` for no limit.
