@@ -547,12 +547,12 @@ static int probe_peak(size_t tensor_count, unsigned long limit_mib) {
   size_t i;
   if (tensors == NULL) return 2;
   /* Touch the input so it is really resident, as a caller's would be. Node
-   * indices four apart: too sparse for a table over the nodes, so the peak
-   * needs its sorted events, the scratch this probe denies it. */
+   * indices eight apart: too sparse for a table over the nodes, so the peak
+   * needs its sorted uses, the scratch this probe denies it. */
   for (i = 0; i < tensor_count; i++) {
     tensors[i].size = 1;
-    tensors[i].first_use = 4 * i;
-    tensors[i].last_use = 4 * i;
+    tensors[i].first_use = 8 * i;
+    tensors[i].last_use = 8 * i;
   }
   limit_address_space(limit_mib);
   status = aether_peak_live_bytes(tensors, tensor_count, &peak);

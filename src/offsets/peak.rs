@@ -20,7 +20,7 @@
 //! `O(n log n)` time by a merge of the first uses and the last uses, each
 //! sorted by node, so node indices may be huge and sparse; `O(n)` memory.
 //! When the node indices are dense (as a compiler's are: a range at most
-//! twice the tensor count, plus a little), one table of byte changes per
+//! four times the tensor count, plus a little), one table of byte changes per
 //! node does it in `O(n)` time. When the sizes' total passes `usize::MAX`,
 //! a checked sweep over all endpoints finds whether a live sum does too.
 //! The constrained peak is `O((n + g) log(n + g))` for `g` gaps.
@@ -42,9 +42,16 @@ use crate::sys::fallible;
 /// `O(n)` memory, independent of the node indices' magnitude; `O(n)` time
 /// when the indices are dense.
 pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanError> {
-    check_lifetimes(tensors)?;
     let (mut low, mut high, mut total) = (usize::MAX, 0, Some(0usize));
-    for t in tensors.iter().filter(|t| t.size > 0) {
+    for t in tensors {
+        // One pass over the input for the check and the range: the check
+        // runs again only to name the first invalid lifetime.
+        if t.first_use > t.last_use {
+            check_lifetimes(tensors)?;
+        }
+        if t.size == 0 {
+            continue;
+        }
         low = low.min(t.first_use);
         high = high.max(t.last_use);
         total = total.and_then(|sum| sum.checked_add(t.size));
@@ -59,7 +66,9 @@ pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanErro
         return checked_sweep(tensors);
     };
     let span = high - low;
-    if span < 2 * tensors.len() + 1024 {
+    // Up to four nodes a tensor, the table takes no more memory than the
+    // two sorted arrays would, and no sort.
+    if span < 4 * tensors.len() + 1024 {
         dense_peak(tensors, low, span)
     } else {
         sorted_peak(tensors)
@@ -67,7 +76,7 @@ pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanErro
 }
 
 /// The peak by one table of byte changes over the node range `low..=low +
-/// span`, when the range is at most about twice the tensor count (as a
+/// span`, when the range is at most about four times the tensor count (as a
 /// compiler's dense node indices are). The total size fits in `usize`.
 fn dense_peak(tensors: &[TensorLifetime], low: usize, span: usize) -> Result<usize, PlanError> {
     // Bytes entering at each node less those that left after the one
