@@ -567,7 +567,7 @@ static int probe_with(const char *strategy, size_t tensor_count, unsigned long l
   aether_tensor_lifetime *tensors = (aether_tensor_lifetime *)malloc(tensor_count * sizeof *tensors);
   size_t *offsets = (size_t *)malloc(tensor_count * sizeof *offsets);
   aether_plan_options options;
-  aether_plan_report report = {sizeof(aether_plan_report), 0, 0, 0, 0};
+  aether_plan_report report = {.struct_size = sizeof(aether_plan_report)};
   aether_status status;
   size_t i;
   if (tensors == NULL || offsets == NULL) return 2;

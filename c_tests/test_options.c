@@ -8,6 +8,7 @@
  */
 #include "check.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -270,7 +271,7 @@ struct newer_plan_options {
 static void test_the_init_macro_lets_newer_fields_be_seen(void) {
   const aether_tensor_lifetime t[2] = {{100, 0, 1}, {50, 1, 2}};
   struct newer_plan_options newer;
-  aether_plan_report report = {sizeof(aether_plan_report), 0, 0, 0, 0};
+  aether_plan_report report = {.struct_size = sizeof(aether_plan_report)};
   size_t offsets[2];
   memset(&newer, 0x5A, sizeof newer);
   CHECK_STATUS(AETHER_PLAN_OPTIONS_INIT(&newer.known), AETHER_STATUS_OK);
@@ -292,6 +293,54 @@ static void test_the_init_macro_lets_newer_fields_be_seen(void) {
                AETHER_STATUS_INVALID_OPTIONS);
 }
 
+/* aether_plan_report as a caller compiled against 0.1.0 has it (40 bytes),
+ * followed by bytes of the caller's that the library must not write. */
+struct report_0_1 {
+  size_t struct_size;
+  size_t arena_size;
+  size_t lower_bound;
+  uint32_t proven_optimal;
+  uint64_t search_nodes;
+  unsigned char after[16];
+};
+
+static void test_a_0_1_report_gets_its_own_fields_and_no_byte_more(void) {
+  const aether_tensor_lifetime t[3] = {{100, 0, 1}, {50, 1, 2}, {80, 2, 3}};
+  aether_plan_options options = options_for(AETHER_STRATEGY_SEARCH, 1);
+  aether_plan_report current = {.struct_size = sizeof(aether_plan_report)};
+  struct report_0_1 old;
+  size_t offsets[3], old_offsets[3];
+  size_t i;
+  CHECK(sizeof old == 56 && offsetof(struct report_0_1, after) == 40);
+  CHECK(offsetof(aether_plan_report, stacked_tensors) == 40);
+  CHECK_STATUS(aether_plan_offsets_with(t, 3, &options, offsets, &current), AETHER_STATUS_OK);
+  CHECK(current.struct_size == sizeof(aether_plan_report) && current.stacked_tensors == 0);
+  memset(&old, 0xA5, sizeof old);
+  old.struct_size = 40;
+  CHECK_STATUS(aether_plan_offsets_with(t, 3, &options, old_offsets,
+                                        (aether_plan_report *)(void *)&old),
+               AETHER_STATUS_OK);
+  CHECK(old.struct_size == 40 && old.arena_size == current.arena_size);
+  CHECK(old.lower_bound == current.lower_bound && old.proven_optimal == current.proven_optimal);
+  CHECK(old.search_nodes == current.search_nodes);
+  CHECK(memcmp(offsets, old_offsets, sizeof offsets) == 0);
+  for (i = 0; i < sizeof old.after; i++) CHECK(old.after[i] == 0xA5);
+  /* Below 0.1's size, or past the maximum: refused, nothing written. */
+  for (i = 0; i < 2; i++) {
+    size_t bad = i == 0 ? 39 : AETHER_PLAN_REPORT_MAX_SIZE + 1;
+    struct report_0_1 before;
+    memset(&old, 0xA5, sizeof old);
+    old.struct_size = bad;
+    memcpy(&before, &old, sizeof old);
+    memset(old_offsets, 0xA5, sizeof old_offsets);
+    CHECK_STATUS(aether_plan_offsets_with(t, 3, &options, old_offsets,
+                                          (aether_plan_report *)(void *)&old),
+                 AETHER_STATUS_INVALID_OPTIONS);
+    CHECK(memcmp(&old, &before, sizeof old) == 0);
+    CHECK(old_offsets[0] == old_offsets[1] && old_offsets[1] == old_offsets[2]);
+  }
+}
+
 static void test_the_version_number_matches_the_header(void) {
   CHECK(aether_version_number() == AETHER_PLANNER_VERSION_NUMBER);
   CHECK(AETHER_PLANNER_VERSION_NUMBER == AETHER_PLANNER_VERSION_MAJOR * 10000 +
@@ -306,6 +355,7 @@ int main(void) {
   test_random_plans_of_every_strategy();
   test_a_node_budget_gives_the_same_plan_every_time();
   test_bad_options_leave_outputs_untouched();
+  test_a_0_1_report_gets_its_own_fields_and_no_byte_more();
   test_a_progress_callback_sees_each_improvement_and_the_same_plan();
   return report();
 }

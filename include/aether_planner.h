@@ -101,6 +101,13 @@
  */
 #define AETHER_PLAN_OPTIONS_MAX_SIZE 256
 
+/**
+ * The largest `aether_plan_report::struct_size` this library accepts: a
+ * larger one (an uninitialised struct, say) is `INVALID_OPTIONS`, and
+ * nothing is written.
+ */
+#define AETHER_PLAN_REPORT_MAX_SIZE 256
+
 
 
 
@@ -215,11 +222,16 @@ typedef struct aether_plan_options {
 
 /**
  * What `aether_plan_offsets_with` found. Set `struct_size` to
- * `sizeof(aether_plan_report)` before the call.
+ * `sizeof(aether_plan_report)` before the call. The struct may grow at its
+ * end: the library fills the fields that fit in `struct_size` bytes (at
+ * least 40, 0.1's size; at most `AETHER_PLAN_REPORT_MAX_SIZE`) and sets
+ * `struct_size` to the bytes it wrote, so a caller compiled against an
+ * older header gets its own fields and no byte more.
  */
 typedef struct aether_plan_report {
   /**
-   * `sizeof(aether_plan_report)` as the caller compiled it.
+   * `sizeof(aether_plan_report)` as the caller compiled it; on return,
+   * the bytes the library filled.
    */
   size_t struct_size;
   /**
@@ -239,6 +251,15 @@ typedef struct aether_plan_report {
    * Search nodes visited (0 unless the strategy is search).
    */
   uint64_t search_nodes;
+  /**
+   * Tensors the plan stacks one above another, unplanned, because the
+   * search's time cap (`budget_ms`) ran out before its first plan was
+   * complete: 0 unless the strategy is search with a cap too small for
+   * the table. The plan is sound, but then poor (up to the sum of the
+   * sizes). Written by libraries newer than 0.1.0 only: 0.1.0 sets
+   * `struct_size` to 40 and leaves this field as it was.
+   */
+  size_t stacked_tensors;
 } aether_plan_report;
 
 /**

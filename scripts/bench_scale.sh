@@ -14,11 +14,23 @@
 # AETHER_SWEEP_OLD=0 leaves 0.1.0 out). It prints how long the last sweep
 # took before it starts and how long this one took at the end; the report
 # says it too.
+#
+# `scripts/bench_scale.sh caps` runs the search on the six families at 1M
+# buffers under time caps of 1000, 100 and 10 ms instead, and writes
+# docs/search_caps.md (settings: the AETHER_CAPS_* variables of
+# benches/src/bin/bench_caps.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 mode=${1:-scale}
-case "$mode" in scale | sweep) ;; *) echo "usage: $0 [sweep]" >&2; exit 2 ;; esac
+case "$mode" in scale | sweep | caps) ;; *) echo "usage: $0 [sweep | caps]" >&2; exit 2 ;; esac
+if [ "$mode" = caps ]; then
+  echo "== building this tree"
+  cargo build --release -q -p aether-bench --bin bench-caps
+  echo "== the capped search on every shape family (progress on stderr)"
+  target/release/bench-caps docs/search_caps.md
+  exit 0
+fi
 started=$(date +%s)
 search_ms=${AETHER_SCALE_SEARCH_MS:-10000}
 work=$(mktemp -d /tmp/aether-scale.XXXXXX)

@@ -773,6 +773,66 @@ fn init_with_the_callers_size_lets_newer_fields_be_seen() {
 /// 4: a workspace one byte short is `BUFFER_TOO_SMALL` with nothing
 /// written, the count output included, and the status's description says
 /// so; 0.1.0's said the needed count was written.
+/// A report from 0.1.0's header is 40 bytes: filled up to there and no
+/// further, so the caller's next bytes (here its offsets) are its own; the
+/// bytes past 40 of a current report must not overlap the offsets.
+#[test]
+fn a_0_1_report_is_filled_up_to_its_size_and_no_further() {
+    let tensors = [tensor(100, 0, 1), tensor(50, 1, 2), tensor(80, 2, 3)];
+    let opts = options();
+    let (mut want, mut want_rep) = ([0usize; 3], report());
+    let status = unsafe {
+        aether_plan_offsets_with(tensors.as_ptr(), 3, &opts, want.as_mut_ptr(), &mut want_rep)
+    };
+    assert_eq!(status, AETHER_STATUS_OK);
+    assert_eq!(want_rep.struct_size, size_of::<aether_plan_report>());
+    assert_eq!(want_rep.stacked_tensors, 0);
+    // Five words of a 0.1.0 report, then the offsets.
+    let mut words = [usize::MAX; 8];
+    words[0] = 40;
+    let base = words.as_mut_ptr();
+    let status = unsafe {
+        aether_plan_offsets_with(
+            tensors.as_ptr(),
+            3,
+            &opts,
+            base.add(5),
+            base.cast::<aether_plan_report>(),
+        )
+    };
+    assert_eq!(status, AETHER_STATUS_OK);
+    assert_eq!(words[..3], [40, want_rep.arena_size, want_rep.lower_bound]);
+    assert_eq!(words[4] as u64, want_rep.search_nodes);
+    assert_eq!(words[5..], want);
+    // The same layout with a current report's size: its last field would
+    // land on the offsets.
+    let mut words = [7usize; 8];
+    words[0] = size_of::<aether_plan_report>();
+    let base = words.as_mut_ptr();
+    let status = unsafe {
+        aether_plan_offsets_with(
+            tensors.as_ptr(),
+            3,
+            &opts,
+            base.add(5),
+            base.cast::<aether_plan_report>(),
+        )
+    };
+    assert_eq!(status, AETHER_STATUS_OVERLAPPING_BUFFERS);
+    assert_eq!(words[1..], [7; 7]);
+    // Below 0.1.0's size or above the maximum: refused, nothing written.
+    for bad in [39, AETHER_PLAN_REPORT_MAX_SIZE + 1] {
+        let (mut offsets, mut rep) = ([7usize; 3], report());
+        rep.struct_size = bad;
+        let status = unsafe {
+            aether_plan_offsets_with(tensors.as_ptr(), 3, &opts, offsets.as_mut_ptr(), &mut rep)
+        };
+        assert_eq!(status, AETHER_STATUS_INVALID_OPTIONS);
+        assert_eq!(offsets, [7; 3]);
+        assert_eq!(rep.arena_size, 0);
+    }
+}
+
 #[test]
 fn a_short_workspace_writes_nothing_and_the_status_says_so() {
     let edges = [edge(0, 1), edge(1, 2), edge(0, 2)];

@@ -128,10 +128,7 @@ fn child_ladder(strategy: u32) {
     let mut offsets = vec![0usize; COUNT];
     let mut report = aether_plan_report {
         struct_size: std::mem::size_of::<aether_plan_report>(),
-        arena_size: 0,
-        lower_bound: 0,
-        proven_optimal: 0,
-        search_nodes: 0,
+        ..Default::default()
     };
     let mut statuses = Vec::with_capacity(LADDER.len());
     let base = limit::current_size();

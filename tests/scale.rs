@@ -70,10 +70,7 @@ fn child_ladder(strategy: u32, count: usize) {
     options.budget_ms = 2_000;
     let mut report = aether_plan_report {
         struct_size: std::mem::size_of::<aether_plan_report>(),
-        arena_size: 0,
-        lower_bound: 0,
-        proven_optimal: 0,
-        search_nodes: 0,
+        ..Default::default()
     };
     let base = limit::current_size();
     let mut statuses = Vec::with_capacity(64);

@@ -256,6 +256,8 @@ fn a_zero_cap_gives_the_first_fit_plan_sound_on_every_shape() {
                 );
                 assert_eq!(report.plan.arena_size, arena, "{name}");
                 assert_eq!(report.search_nodes, 0, "{name}");
+                // Too small a table for the clock: nothing stacked.
+                assert_eq!(report.stacked_tensors, 0, "{name}");
             }
         }
     }
@@ -297,6 +299,11 @@ fn a_zero_cap_on_a_large_table_stacks_it_in_input_order() {
             let peak = try_peak_live_bytes(&rounded(&tensors, alignment)).unwrap();
             assert_eq!(report.lower_bound, peak, "{name}");
             assert_eq!(report.search_nodes, 0, "{name}");
+            let planned = tensors.iter().filter(|t| t.size > 0).count();
+            assert_eq!(
+                report.stacked_tensors, planned,
+                "{name}: the report hides the stack"
+            );
         }
     }
 }
@@ -377,6 +384,7 @@ fn without_a_cap_the_search_starts_from_the_greedy_or_heuristic_plan() {
                     try_plan_offsets_with(&tensors, &search(SearchBudget::nodes(0), alignment))
                         .unwrap();
                 assert_eq!(report.plan, start, "{name}: not the uncapped start");
+                assert_eq!(report.stacked_tensors, 0, "{name}");
                 assert_sound(&name, &tensors, alignment, &report, true);
 
                 let budget = SearchBudget::nodes(2_000);

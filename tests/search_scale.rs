@@ -278,10 +278,7 @@ mod ladders {
         let mut offsets = vec![UNWRITTEN; count];
         let mut report = aether_plan_report {
             struct_size: std::mem::size_of::<aether_plan_report>(),
-            arena_size: 0,
-            lower_bound: 0,
-            proven_optimal: 0,
-            search_nodes: 0,
+            ..Default::default()
         };
         let plain: Vec<TensorLifetime> = tensors
             .iter()

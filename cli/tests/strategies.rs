@@ -487,6 +487,7 @@ fn json_carries_the_options_and_the_rounded_sizes() {
     assert_eq!(doc["alignment"], 1);
     assert_eq!(doc["strategy"], "greedy");
     assert_eq!(doc["search_nodes"], 0);
+    assert_eq!(doc["stacked_tensors"], 0);
     assert!(doc["plan"][0].get("rounded_size").is_none());
 }
 
@@ -610,4 +611,39 @@ fn a_time_budget_beside_a_node_budget_gives_a_sound_plan() {
         why.ends_with("ran out") || why.ends_with("the search stopped at the proof"),
         "{why}"
     );
+}
+
+/// A time budget too small for the first plan of a large table: the plan
+/// is the stack, and both outputs say how many tensors were left unplanned.
+#[test]
+fn a_spent_time_budget_says_the_tensors_it_left_stacked() {
+    let dir = scratch("stacked");
+    let count = 5000;
+    let mut csv = String::from("id,lower,upper,size\n");
+    for i in 0..count {
+        csv.push_str(&format!("{i},{i},{},{}\n", i + 2, 16 + i % 7));
+    }
+    let input = dir.join("chain.csv");
+    std::fs::write(&input, csv).unwrap();
+    let args = |format: &'static str| {
+        [
+            "offsets",
+            input.to_str().unwrap(),
+            "--strategy",
+            "search",
+            "--budget-ms",
+            "0",
+            "--format",
+            format,
+        ]
+        .map(str::to_owned)
+    };
+    let json = run_ok(&dir, &args("json").each_ref().map(String::as_str));
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).expect("stdout is JSON");
+    assert_eq!(doc["stacked_tensors"], count);
+    let sum: u64 = (0..count as u64).map(|i| 16 + i % 7).sum();
+    assert_eq!(doc["arena_size"].as_u64(), Some(sum), "not the stack");
+    let csv = run_ok(&dir, &args("csv").each_ref().map(String::as_str));
+    let nodes = summary_line(&csv.stderr, "search nodes").expect("a search nodes line");
+    assert!(nodes.contains("5,000 tensors stacked unplanned"), "{nodes}");
 }

@@ -158,6 +158,7 @@ fuzz_target!(|data: &[u8]| {
         lower_bound: POISON,
         proven_optimal: 77,
         search_nodes: 77,
+        stacked_tensors: 77,
     };
     let mut report = untouched;
     let mut planned = vec![POISON; n + 1];

@@ -30,6 +30,15 @@ pub const AETHER_BUDGET_UNLIMITED: u64 = u64::MAX;
 /// larger one (an uninitialised struct, say) is `INVALID_OPTIONS` without a
 /// byte past the known fields being read. Far above any planned growth.
 pub const AETHER_PLAN_OPTIONS_MAX_SIZE: usize = 256;
+/// The largest `aether_plan_report::struct_size` this library accepts: a
+/// larger one (an uninitialised struct, say) is `INVALID_OPTIONS`, and
+/// nothing is written.
+pub const AETHER_PLAN_REPORT_MAX_SIZE: usize = 256;
+/// `sizeof(aether_plan_report)` in 0.1: the smallest report accepted, and
+/// the part of it a caller compiled against 0.1 has.
+const PLAN_REPORT_SIZE_0_1: usize = 40;
+const _: () =
+    assert!(std::mem::offset_of!(aether_plan_report, stacked_tensors) == PLAN_REPORT_SIZE_0_1);
 
 /// A tensor: `size` bytes, live from node `first_use` through node `last_use`
 /// (inclusive).
@@ -75,11 +84,16 @@ pub struct aether_plan_options {
 }
 
 /// What `aether_plan_offsets_with` found. Set `struct_size` to
-/// `sizeof(aether_plan_report)` before the call.
+/// `sizeof(aether_plan_report)` before the call. The struct may grow at its
+/// end: the library fills the fields that fit in `struct_size` bytes (at
+/// least 40, 0.1's size; at most `AETHER_PLAN_REPORT_MAX_SIZE`) and sets
+/// `struct_size` to the bytes it wrote, so a caller compiled against an
+/// older header gets its own fields and no byte more.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct aether_plan_report {
-    /// `sizeof(aether_plan_report)` as the caller compiled it.
+    /// `sizeof(aether_plan_report)` as the caller compiled it; on return,
+    /// the bytes the library filled.
     pub struct_size: usize,
     /// Bytes the arena needs.
     pub arena_size: usize,
@@ -90,6 +104,13 @@ pub struct aether_plan_report {
     pub proven_optimal: u32,
     /// Search nodes visited (0 unless the strategy is search).
     pub search_nodes: u64,
+    /// Tensors the plan stacks one above another, unplanned, because the
+    /// search's time cap (`budget_ms`) ran out before its first plan was
+    /// complete: 0 unless the strategy is search with a cap too small for
+    /// the table. The plan is sound, but then poor (up to the sum of the
+    /// sizes). Written by libraries newer than 0.1.0 only: 0.1.0 sets
+    /// `struct_size` to 40 and leaves this field as it was.
+    pub stacked_tensors: usize,
 }
 
 /// What a search has reached, as `aether_plan_offsets_observed` and
@@ -369,12 +390,22 @@ pub(super) fn check_plan_outputs(
 ) -> Result<(), aether_status> {
     check_array(offsets_out, tensor_count)?;
     check_value(report_out)?;
-    disjoint(&[region(offsets_out, tensor_count), region(report_out, 1)])?;
-    // SAFETY: checked above as one aligned, non-NULL report.
-    if unsafe { (*report_out).struct_size } < size_of::<aether_plan_report>() {
+    // The bytes every report has first, as 0.1.0 checked them; then its
+    // size; then the bytes `write_plan` fills past those, if any.
+    let report_bytes = |bytes| {
+        disjoint(&[
+            region(offsets_out, tensor_count),
+            region(report_out.cast::<u8>(), bytes),
+        ])
+    };
+    report_bytes(PLAN_REPORT_SIZE_0_1)?;
+    // SAFETY: checked above as an aligned, non-NULL report, whose first
+    // field every version has.
+    let struct_size = unsafe { (*report_out).struct_size };
+    if !(PLAN_REPORT_SIZE_0_1..=AETHER_PLAN_REPORT_MAX_SIZE).contains(&struct_size) {
         return Err(AETHER_STATUS_INVALID_OPTIONS);
     }
-    Ok(())
+    report_bytes(struct_size.min(size_of::<aether_plan_report>()))
 }
 
 /// Writes a plan and its report to outputs [`check_plan_outputs`] accepted.
@@ -388,13 +419,23 @@ pub(super) unsafe fn write_plan(
     report_out: *mut aether_plan_report,
 ) {
     write_array(offsets_out, &report.plan.offsets);
-    report_out.write(aether_plan_report {
-        struct_size: size_of::<aether_plan_report>(),
+    // An older caller's report is shorter: only its bytes are written.
+    let filled = (*report_out)
+        .struct_size
+        .min(size_of::<aether_plan_report>());
+    let full = aether_plan_report {
+        struct_size: filled,
         arena_size: report.plan.arena_size,
         lower_bound: report.lower_bound,
         proven_optimal: report.proven_optimal.into(),
         search_nodes: report.search_nodes,
-    });
+        stacked_tensors: report.stacked_tensors,
+    };
+    std::ptr::copy_nonoverlapping(
+        (&full as *const aether_plan_report).cast::<u8>(),
+        report_out.cast::<u8>(),
+        filled,
+    );
 }
 
 /// Plans offsets with an alignment and a strategy: `greedy` is

@@ -66,7 +66,9 @@
 //! no more than it knows: [`PlanReport::lower_bound`] is then the peak,
 //! [`PlanReport::search_nodes`] 0 and [`PlanReport::proven_optimal`] false
 //! unless the arena meets the peak, so the gap between the arena and the
-//! bound is what a cut may have cost; no field says which step the cap cut.
+//! bound is what a cut may have cost; [`PlanReport::stacked_tensors`]
+//! counts the tensors a cut first-fit plan left stacked (0 when the cap
+//! cut a later step, or none).
 //! The least any capped call costs is the validation, the rounding and the
 //! peak (each `O(n log n)`, reading no clock) and a count of the table and
 //! a stack written out (`O(n)`); past those, the call overruns the cap by
@@ -195,6 +197,7 @@ pub fn try_plan_offsets_observed(
     let rounded = round_sizes(tensors, alignment)?;
     let peak = try_peak_live_bytes(&rounded)?;
 
+    let mut stacked_tensors = 0;
     let (plan, lower_bound, search_nodes) = match options.strategy {
         Strategy::Greedy => (try_plan_offsets(&rounded)?, peak, 0),
         Strategy::Heuristic => (heuristic_or_greedy(&rounded, peak, None)?, peak, 0),
@@ -207,7 +210,8 @@ pub fn try_plan_offsets_observed(
             let (start, no_time) = match deadline {
                 None => (search_start(&rounded, peak)?, false),
                 Some(deadline) => {
-                    let (start, online_took, cut) = capped_start(&rounded, peak, deadline)?;
+                    let (start, online_took, stacked) = capped_start(&rounded, peak, deadline)?;
+                    stacked_tensors = stacked;
                     // Before its first placement the search sorts the table
                     // six times (conflict counts, sections, starts, two for
                     // the ranks, first candidates), sweeps it more often and
@@ -219,7 +223,7 @@ pub fn try_plan_offsets_observed(
                     // online plan took.
                     // A first-fit plan cut short says time is short.
                     let left = deadline.saturating_duration_since(Instant::now());
-                    (start, cut || left < online_took.saturating_mul(10))
+                    (start, stacked > 0 || left < online_took.saturating_mul(10))
                 }
             };
             let budget = options.budget;
@@ -239,6 +243,7 @@ pub fn try_plan_offsets_observed(
         plan,
         lower_bound,
         search_nodes,
+        stacked_tensors,
     })
 }
 
@@ -266,8 +271,8 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 
 /// The plan a search capped at `deadline` starts from: a sound plan made
 /// cheaply first, then better ones while time remains, the best kept (a
-/// later one on a tie); how long the first took; and whether it was cut
-/// short.
+/// later one on a tie); how long the first took; and how many tensors it
+/// stacked because the deadline cut it short (0 if it was not).
 ///
 /// 1. The online first-fit plan (`online`): `O(n log n)` whatever the
 ///    number of conflicting pairs, so that every capped call has a sound
@@ -290,17 +295,17 @@ fn capped_start(
     rounded: &[TensorLifetime],
     peak: usize,
     deadline: Instant,
-) -> Result<(MemoryPlan, Duration, bool), PlanError> {
+) -> Result<(MemoryPlan, Duration, usize), PlanError> {
     let online_began = Instant::now();
-    let (mut best, complete) = online::plan_until(rounded, Some(deadline))?;
+    let (mut best, stacked) = online::plan_until(rounded, Some(deadline))?;
     let greedy_began = Instant::now();
     let online_took = greedy_began.saturating_duration_since(online_began);
     // The greedy's set-up (validation, the placement order) reads no
     // clock; it costs less than the first-fit plan, which sorts the table
     // twice and sweeps it: not begun with less time left than that took.
     let left = deadline.saturating_duration_since(greedy_began);
-    if best.arena_size <= peak || !complete || left < online_took {
-        return Ok((best, online_took, !complete));
+    if best.arena_size <= peak || stacked > 0 || left < online_took {
+        return Ok((best, online_took, stacked));
     }
     let greedy = greedy::plan_until(rounded, Some(deadline))?;
     if let Some(plan) = &greedy {
@@ -319,7 +324,7 @@ fn capped_start(
     let greedy_took = now.saturating_duration_since(greedy_began);
     if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took.saturating_mul(3)
     {
-        return Ok((best, online_took, false));
+        return Ok((best, online_took, 0));
     }
     let heuristic_deadline = Some(deadline - greedy_took);
     if let Some(plan) = heuristic::plan_knowing(rounded, peak, heuristic_deadline, greedy.as_ref())?
@@ -328,7 +333,7 @@ fn capped_start(
             best = plan;
         }
     }
-    Ok((best, online_took, false))
+    Ok((best, online_took, 0))
 }
 
 /// The heuristic's plan, or the greedy one if `deadline` passes before the

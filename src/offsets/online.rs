@@ -77,8 +77,9 @@ fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
     plan_until(tensors, None).map(|(plan, _)| plan)
 }
 
-/// [`plan`], cut short by `deadline`, and whether the plan is the whole
-/// first-fit plan (always, without a deadline).
+/// [`plan`], cut short by `deadline`, and how many tensors were stacked
+/// instead of placed by first fit (0, the whole first-fit plan, always
+/// without a deadline).
 ///
 /// The clock is read every [`CLOCK_PERIOD`] items of the passes that order
 /// the tensors and every [`CLOCK_PERIOD`] placements. Once less time is
@@ -97,7 +98,7 @@ fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
 pub(crate) fn plan_until(
     tensors: &[TensorLifetime],
     deadline: Option<Instant>,
-) -> Result<(MemoryPlan, bool), PlanError> {
+) -> Result<(MemoryPlan, usize), PlanError> {
     let mut deadline = deadline;
     plan_cut(tensors, &mut deadline)
 }
@@ -106,9 +107,10 @@ pub(crate) fn plan_until(
 fn plan_cut(
     tensors: &[TensorLifetime],
     cut: &mut impl Cut,
-) -> Result<(MemoryPlan, bool), PlanError> {
+) -> Result<(MemoryPlan, usize), PlanError> {
     let Some(order) = time_order(tensors, cut)? else {
-        return Ok((stacked(tensors)?, false));
+        let planned = tensors.iter().filter(|t| t.size > 0).count();
+        return Ok((stacked(tensors)?, planned));
     };
     let TimeOrder {
         by_first,
@@ -124,7 +126,7 @@ fn plan_cut(
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
     let mut freed = 0;
-    let mut complete = true;
+    let mut stacked_count = 0;
     for (pos, &(first_use, room, i, _)) in by_first.iter().enumerate() {
         if clocked && pos > 0 && pos % CLOCK_PERIOD == 0 {
             // Stacking a tensor, and writing its offset out, each cost about
@@ -137,7 +139,7 @@ fn plan_cut(
                 // it), so the stack ends within the sum of all sizes, which
                 // fits.
                 arena = stack(&by_first[pos..], &mut placed[pos..], arena);
-                complete = false;
+                stacked_count = planned - pos;
                 break;
             }
         }
@@ -162,7 +164,7 @@ fn plan_cut(
         offsets,
         arena_size: arena,
     };
-    Ok((plan, complete))
+    Ok((plan, stacked_count))
 }
 
 fn clamp_u32(n: usize) -> u32 {
@@ -881,8 +883,8 @@ mod tests {
             let whole = plan(&tensors).unwrap();
             assert_eq!(whole.offsets, reference, "spread {spread}");
             assert_eq!(whole.arena_size, highest_end(&tensors, &reference));
-            let (before, complete) = plan_until(&tensors, Some(later)).unwrap();
-            assert!(complete, "spread {spread}");
+            let (before, stacked) = plan_until(&tensors, Some(later)).unwrap();
+            assert_eq!(stacked, 0, "spread {spread}");
             assert_eq!(before, whole, "spread {spread}");
         }
     }
@@ -901,8 +903,8 @@ mod tests {
                 passes: usize::MAX,
                 readings: 0,
             };
-            let (whole, complete) = plan_cut(&tensors, &mut never).unwrap();
-            assert!(complete);
+            let (whole, stacked) = plan_cut(&tensors, &mut never).unwrap();
+            assert_eq!(stacked, 0);
             assert_eq!(whole.offsets, reference, "spread {spread}");
             // One reading every CLOCK_PERIOD placements after the first;
             // the others order the table (one, before the sorts, when the
@@ -920,17 +922,17 @@ mod tests {
                     passes,
                     readings: 0,
                 };
-                let (plan, complete) = plan_cut(&tensors, &mut clock).unwrap();
+                let (plan, stacked) = plan_cut(&tensors, &mut clock).unwrap();
                 assert_eq!(
                     shared_byte_among_live(&tensors, &plan.offsets),
                     None,
                     "{name}"
                 );
                 assert_eq!(plan.arena_size, highest_end(&tensors, &plan.offsets));
-                let expected = if passes == readings {
-                    reference.clone()
+                let (expected, expected_stacked) = if passes == readings {
+                    (reference.clone(), 0)
                 } else if passes < ordering {
-                    input_order_stack(&tensors)
+                    (input_order_stack(&tensors), order.len())
                 } else {
                     // Cut at placement reading `passes - ordering + 1`: the
                     // tensors placed before it keep their first-fit offsets,
@@ -946,9 +948,9 @@ mod tests {
                         expected[i] = top;
                         top += tensors[i].size;
                     }
-                    expected
+                    (expected, order.len() - kept)
                 };
-                assert_eq!(complete, passes == readings, "{name}");
+                assert_eq!(stacked, expected_stacked, "{name}");
                 assert!(plan.offsets == expected, "{name}: not the plan expected");
             }
         }
@@ -961,12 +963,13 @@ mod tests {
             // One tensor in sixteen has size 0: fewer than CLOCK_PERIOD
             // planned ones.
             let small = large_table(CLOCK_PERIOD, spread, 0x71);
-            let (plan, complete) = plan_until(&small, passed).unwrap();
-            assert!(complete, "spread {spread}");
+            let (plan, stacked) = plan_until(&small, passed).unwrap();
+            assert_eq!(stacked, 0, "spread {spread}");
             assert_eq!(plan.offsets, literal_first_fit(&small), "spread {spread}");
             let large = large_table(CLOCK_PERIOD + CLOCK_PERIOD / 4, spread, 0x72);
-            let (plan, complete) = plan_until(&large, passed).unwrap();
-            assert!(!complete, "spread {spread}");
+            let (plan, stacked) = plan_until(&large, passed).unwrap();
+            let planned = large.iter().filter(|t| t.size > 0).count();
+            assert_eq!(stacked, planned, "spread {spread}");
             assert_eq!(plan.offsets, input_order_stack(&large), "spread {spread}");
             let sum: usize = large.iter().map(|t| t.size).sum();
             assert_eq!(plan.arena_size, sum, "spread {spread}");
@@ -976,8 +979,8 @@ mod tests {
         let huge: Vec<TensorLifetime> = (0..CLOCK_PERIOD + 10)
             .map(|i| TensorLifetime::new(usize::MAX / 8, i, i))
             .collect();
-        let (plan, complete) = plan_until(&huge, passed).unwrap();
-        assert!(complete);
+        let (plan, stacked) = plan_until(&huge, passed).unwrap();
+        assert_eq!(stacked, 0);
         assert!(plan.offsets.iter().all(|&o| o == 0));
         assert_eq!(plan.arena_size, usize::MAX / 8);
     }

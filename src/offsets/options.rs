@@ -107,6 +107,13 @@ pub struct PlanReport {
     pub proven_optimal: bool,
     /// Search nodes visited (0 unless the strategy is [`Strategy::Search`]).
     pub search_nodes: u64,
+    /// Tensors the plan stacks one above another, unplanned, because the
+    /// search's time cap ran out before its first plan was complete: 0
+    /// unless the strategy is [`Strategy::Search`] with a time cap too
+    /// small for the table. The plan is sound either way, but then poor
+    /// (up to the sum of the sizes): a cap that leaves room for the first
+    /// plan avoids it.
+    pub stacked_tensors: usize,
 }
 
 /// Limits of [`Strategy::Search`](crate::Strategy::Search). When one runs out the search returns the
@@ -153,8 +160,9 @@ pub struct SearchBudget {
     /// [`PlanReport::lower_bound`] is the peak of live bytes,
     /// [`PlanReport::search_nodes`] is 0 and [`PlanReport::proven_optimal`]
     /// is false unless the arena meets the peak: the gap between the arena
-    /// and the bound is what the cap may have cost (no field says which
-    /// step it cut).
+    /// and the bound is what the cap may have cost, and
+    /// [`PlanReport::stacked_tensors`] counts the tensors a cut first-fit
+    /// plan left stacked.
     ///
     /// The least a capped call costs is validation, rounding and the peak
     /// (`O(n log n)` each, reading no clock) and a count of the table and

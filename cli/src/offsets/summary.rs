@@ -84,6 +84,11 @@ impl Planned {
                 } else {
                     "the search stopped at the proof".to_owned()
                 }
+            } else if report.stacked_tensors > 0 {
+                format!(
+                    "the time budget ran out before the first plan: {} tensors stacked unplanned",
+                    grouped_u64(report.stacked_tensors as u64)
+                )
             } else if let Some(limit) = budget.nodes.filter(|&n| report.search_nodes >= n) {
                 format!("the node budget ({}) ran out", grouped_u64(limit))
             } else if let Some(time) = budget.time {

@@ -191,6 +191,7 @@ impl Planned {
             lower_bound: usize,
             proven_optimal: bool,
             search_nodes: u64,
+            stacked_tensors: usize,
             planning_seconds: f64,
         }
         let table = &self.table;
@@ -207,6 +208,7 @@ impl Planned {
             lower_bound: self.report.lower_bound,
             proven_optimal: self.report.proven_optimal,
             search_nodes: self.report.search_nodes,
+            stacked_tensors: self.report.stacked_tensors,
             planning_seconds: self.elapsed.as_secs_f64(),
         };
         // The figures' object less its closing "\n}", then the plan as its

@@ -411,6 +411,8 @@ pub fn try_plan_problem_observed(
         plan,
         lower_bound,
         search_nodes,
+        // The constrained planner's time cap never leaves tensors stacked.
+        stacked_tensors: 0,
     })
 }
 
