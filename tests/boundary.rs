@@ -787,19 +787,23 @@ fn a_0_1_report_is_filled_up_to_its_size_and_no_further() {
     assert_eq!(status, AETHER_STATUS_OK);
     assert_eq!(want_rep.struct_size, size_of::<aether_plan_report>());
     assert_eq!(want_rep.stacked_tensors, 0);
+    // A report at the words' start, the offsets from its sixth word on.
+    let plan_into = |words: &mut [usize; 8]| {
+        let base = words.as_mut_ptr();
+        unsafe {
+            aether_plan_offsets_with(
+                tensors.as_ptr(),
+                3,
+                &opts,
+                base.add(5),
+                base.cast::<aether_plan_report>(),
+            )
+        }
+    };
     // Five words of a 0.1.0 report, then the offsets.
     let mut words = [usize::MAX; 8];
     words[0] = 40;
-    let base = words.as_mut_ptr();
-    let status = unsafe {
-        aether_plan_offsets_with(
-            tensors.as_ptr(),
-            3,
-            &opts,
-            base.add(5),
-            base.cast::<aether_plan_report>(),
-        )
-    };
+    let status = plan_into(&mut words);
     assert_eq!(status, AETHER_STATUS_OK);
     assert_eq!(words[..3], [40, want_rep.arena_size, want_rep.lower_bound]);
     assert_eq!(words[4] as u64, want_rep.search_nodes);
@@ -808,16 +812,7 @@ fn a_0_1_report_is_filled_up_to_its_size_and_no_further() {
     // land on the offsets.
     let mut words = [7usize; 8];
     words[0] = size_of::<aether_plan_report>();
-    let base = words.as_mut_ptr();
-    let status = unsafe {
-        aether_plan_offsets_with(
-            tensors.as_ptr(),
-            3,
-            &opts,
-            base.add(5),
-            base.cast::<aether_plan_report>(),
-        )
-    };
+    let status = plan_into(&mut words);
     assert_eq!(status, AETHER_STATUS_OVERLAPPING_BUFFERS);
     assert_eq!(words[1..], [7; 7]);
     // Below 0.1.0's size or above the maximum: refused, nothing written.

@@ -38,7 +38,7 @@ use crate::sys::fallible;
 /// Errors: [`PlanError::InvalidLifetime`] as for [`try_plan_offsets`](crate::try_plan_offsets);
 /// [`PlanError::Overflow`] if the live sum at some node passes `usize::MAX`.
 ///
-/// Exact. Complexity: `O(n log n)` time (a sweep over sorted endpoints),
+/// Exact. Complexity: `O(n log n)` time (a merge of sorted uses),
 /// `O(n)` memory, independent of the node indices' magnitude; `O(n)` time
 /// when the indices are dense.
 pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanError> {
@@ -500,7 +500,7 @@ mod tests {
         }
     }
 
-    /// Many tensors on a few hundred nodes, as they are (the table) and
+    /// Many tensors on a few dozen nodes, as they are (the table) and
     /// spread far apart by a map that keeps the nodes' order (the merge of
     /// sorted uses): the peak is the same, the definition's.
     #[test]
@@ -508,13 +508,7 @@ mod tests {
         let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..8 {
             let n = 500 + rng.below(1500);
-            let ts: Vec<TensorLifetime> = (0..n)
-                .map(|_| {
-                    let first = rng.below(300);
-                    let size = [0, 1, 3, 256, 1 << 20][rng.below(5)];
-                    TensorLifetime::new(size, first, first + rng.below(20))
-                })
-                .collect();
+            let ts = tensors(&mut rng, n, 0, &[0, 1, 3, 256, 1 << 20]);
             let spread: Vec<TensorLifetime> = ts
                 .iter()
                 .map(|t| {
@@ -529,8 +523,8 @@ mod tests {
 
     #[test]
     fn a_peak_past_usize_max_names_a_tensor_in_either_pass() {
-        // Dense indices: the table sees the overflow and leaves it to the
-        // sweep, which names the tensor whose bytes pass the limit.
+        // Dense or sparse indices, a total past the limit leaves the peak to
+        // the checked sweep, which names the tensor whose bytes pass it.
         let dense = [
             TensorLifetime::new(usize::MAX, 0, 1),
             TensorLifetime::new(1, 1, 1),
