@@ -8,7 +8,8 @@
 //! conflicts), peak, arena, lower, proven, seconds (the library call only),
 //! rss_kib (the process's peak resident memory during the call, the table
 //! and the program included), input_kib (the resident memory just before
-//! the call: the table and the program).
+//! the call: the table and the program), offsets_hash (FNV-1a of the
+//! offsets, so that two builds' plans can be compared bit for bit).
 
 use std::io::BufRead;
 use std::time::{Duration, Instant};
@@ -115,8 +116,15 @@ pub fn run(args: &[String]) {
     let seconds = started.elapsed().as_secs_f64();
     // Read before counting the pairs, whose sweep allocates.
     let rss_kib = resident_kib("VmHWM:");
+    let offsets_hash = report
+        .plan
+        .offsets
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &o| {
+            (h ^ o as u64).wrapping_mul(0x0100_0000_01b3)
+        });
     println!(
-        "buffers={} pairs={} peak={} arena={} lower={} proven={} seconds={:.6} rss_kib={} input_kib={}",
+        "buffers={} pairs={} peak={} arena={} lower={} proven={} seconds={:.6} rss_kib={} input_kib={} offsets_hash={:016x}",
         tensors.len(),
         conflict_pairs(&tensors),
         peak,
@@ -125,6 +133,7 @@ pub fn run(args: &[String]) {
         report.proven_optimal,
         seconds,
         rss_kib,
-        input_kib
+        input_kib,
+        offsets_hash
     );
 }

@@ -244,13 +244,20 @@ fn run_once(bin: &Path, file: &Path, strategy: &str, s: &Settings) -> Outcome {
     }
 }
 
+/// Runs of at most this many seconds at a series' two largest sizes are
+/// taken three times: the fitted exponents are read there, and one noisy
+/// run would decide them.
+const FIT_REPEAT_UP_TO_S: f64 = 10.0;
+
 /// One measurement: quick runs are repeated (five times under 0.1 s, three
-/// times under 0.5 s) and the run of median time kept, since a shared
-/// machine's noise is largest on them.
-fn measure(bin: &Path, file: &Path, strategy: &str, s: &Settings) -> Outcome {
+/// times under 0.5 s, or under [`FIT_REPEAT_UP_TO_S`] where `fitted`) and
+/// the run of median time kept, since a shared machine's noise is largest
+/// on them.
+fn measure(bin: &Path, file: &Path, strategy: &str, s: &Settings, fitted: bool) -> Outcome {
     let first = run_once(bin, file, strategy, s);
+    let repeat_below = if fitted { FIT_REPEAT_UP_TO_S } else { 0.5 };
     match &first {
-        Outcome::Done(f) if f.num("seconds") < 0.5 => {
+        Outcome::Done(f) if f.num("seconds") < repeat_below => {
             let count = if f.num("seconds") < 0.1 { 5 } else { 3 };
             let mut runs = vec![first.clone()];
             for _ in 1..count {
@@ -365,7 +372,14 @@ fn sweep(args: &[String]) {
                         continue;
                     }
                     let load = load_average();
-                    let outcome = measure(bin, &file, strategy, &s);
+                    // This tree's runs at the series' two largest sizes,
+                    // where its exponent is fitted, and at the heuristic's
+                    // target size.
+                    let planned = sizes(&s, family, strategy);
+                    let fitted = *who == "new"
+                        && (n == TARGET_N
+                            || (planned.len() >= 2 && planned[planned.len() - 2..].contains(&n)));
+                    let outcome = measure(bin, &file, strategy, &s, fitted);
                     if !matches!(outcome, Outcome::Done(_)) {
                         stopped.insert((strategy, *who));
                     }
@@ -509,8 +523,10 @@ fn report(rows_path: &Path, out: &Path) {
         w,
         "\nEach run is a process of its own (`bench-scale run`), this tree's then 0.1.0's (commit \
          15521b1) on the same table, `workloads::Family::tensors(n, {})` written as CSV. *s* is the \
-         library call only; runs under 0.1 s are taken five times, under 0.5 s three times, and the \
-         median kept. \
+         library call only; runs under 0.1 s are taken five times, under 0.5 s three times (this \
+         tree's under 10 s too at a series' two largest sizes, where the exponents are fitted, and \
+         at the heuristic's target size), \
+         and the median kept. \
          *MiB* is the process's peak resident memory during the call, the table included. A run is \
          killed at {cap_s} s of wall time (shown `> {cap_s} s`) or at {} MiB of address space, and its \
          series (family, strategy, build) stops there: larger sizes are not run (`–`). The search \
