@@ -226,6 +226,11 @@ pub fn try_plan_offsets_observed(
             let (start, no_time) = match deadline {
                 None => (search_start(&rounded, peak)?, false),
                 Some(deadline) => {
+                    // A table far longer than the offsets would ride along
+                    // in the returned plan: not lent then.
+                    if table.capacity() > 2 * rounded.len() + 1024 {
+                        table = Vec::new();
+                    }
                     let first = FirstFit {
                         survey: &survey,
                         buffer: table,
