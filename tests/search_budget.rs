@@ -308,6 +308,30 @@ fn a_zero_cap_on_a_large_table_stacks_it_in_input_order() {
     }
 }
 
+/// Whatever memory a capped call reuses for the plan's offsets, the plan
+/// holds no more than about twice what they need, even when the node
+/// indices spread over several times the tensor count.
+#[test]
+fn a_capped_plan_holds_little_more_memory_than_its_offsets() {
+    let mut rng = Rng::new(77);
+    for spread in [1, 2, 3] {
+        let n = 20_000;
+        let tensors: Vec<TensorLifetime> = (0..n)
+            .map(|i| {
+                let first = spread * i + rng.below(4);
+                TensorLifetime::new(64 * (1 + rng.below(16)), first, first + rng.below(6))
+            })
+            .collect();
+        let report = try_plan_offsets_with(&tensors, &zero_cap(1)).unwrap();
+        assert_sound(&format!("spread {spread}"), &tensors, 1, &report, false);
+        let capacity = report.plan.offsets.capacity();
+        assert!(
+            capacity <= 2 * n + 1024,
+            "spread {spread}: capacity {capacity}"
+        );
+    }
+}
+
 #[test]
 fn empty_and_zero_size_tables_under_a_zero_cap() {
     let report = try_plan_offsets_with(&[], &zero_cap(1)).unwrap();

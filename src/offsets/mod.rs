@@ -47,7 +47,9 @@
 //! sound plan, possibly a poor one, rather than overrun. It first makes a
 //! sound plan whose cost does not depend on the number of conflicting
 //! pairs: online first fit in time order (`online`, `O(n log n)`). On
-//! tables of 4,096 planned tensors or more that plan reads the clock every
+//! tables of 4,096 planned tensors or more that plan does not begin its
+//! time order (whose passes write several words a tensor and sort) with
+//! less time left than four times what the peak took, reads the clock every
 //! 4,096 items of its passes and placements, and once less time is left
 //! than stacking what remains would take, it stacks the tensors not yet
 //! placed above the highest end placed (before the table is ordered, every
@@ -69,9 +71,11 @@
 //! bound is what a cut may have cost; [`PlanReport::stacked_tensors`]
 //! counts the tensors a cut first-fit plan left stacked (0 when the cap
 //! cut a later step, or none).
-//! The least any capped call costs is the validation, the rounding and the
-//! peak (each `O(n log n)`, reading no clock) and a count of the table and
-//! a stack written out (`O(n)`); past those, the call overruns the cap by
+//! The least any capped call costs is one pass that checks the lifetimes
+//! and surveys the table (planned tensors, node range, total size), the
+//! rounding, the peak (`O(n log n)`, reading no clock) and a stack written
+//! out (`O(n)`) into the memory of the peak's table, so that no fresh
+//! memory is touched twice; past those, the call overruns the cap by
 //! the stretch of work in progress when the cap passes: each planner reads
 //! the clock between its set-up steps and every few thousand items or
 //! placements, and the heuristic, whose set-up reads no clock, is given the
@@ -112,6 +116,7 @@ pub use options::{
     MemoryPlan, PlanOptions, PlanReport, SearchBudget, SearchProgress, Strategy,
     DEFAULT_SEARCH_NODES, DEFAULT_SEARCH_TIME,
 };
+use peak::Survey;
 pub use peak::{peak_live_bytes, try_peak_live_bytes};
 
 use crate::error::PlanError;
@@ -193,24 +198,46 @@ pub fn try_plan_offsets_observed(
     if !alignment.is_power_of_two() {
         return Err(PlanError::InvalidAlignment { alignment });
     }
-    check_lifetimes(tensors)?;
+    if alignment > 1 {
+        // Before rounding, which reports overflows; at alignment 1 the
+        // peak's survey checks the lifetimes in its one pass.
+        check_lifetimes(tensors)?;
+    }
     let rounded = round_sizes(tensors, alignment)?;
-    let peak = try_peak_live_bytes(&rounded)?;
+    let survey = Survey::of(&rounded)?;
+    // The time cap bounds the whole call, the starting plans included.
+    let deadline = match options.strategy {
+        Strategy::Search => (options.budget.time).and_then(|limit| started.checked_add(limit)),
+        _ => None,
+    };
+    // Under a cap the peak's table lends its memory to the first plan's
+    // offsets: fresh memory is touched once.
+    let mut table = Vec::new();
+    let keep = if deadline.is_some() { rounded.len() } else { 0 };
+    let peak_began = Instant::now();
+    let peak = peak::peak_in(&rounded, &survey, &mut table, keep)?;
+    let peak_took = peak_began.elapsed();
 
     let mut stacked_tensors = 0;
     let (plan, lower_bound, search_nodes) = match options.strategy {
         Strategy::Greedy => (try_plan_offsets(&rounded)?, peak, 0),
         Strategy::Heuristic => (heuristic_or_greedy(&rounded, peak, None)?, peak, 0),
         Strategy::Search => {
-            // The time cap bounds the whole call, the starting plans included.
-            let deadline = options
-                .budget
-                .time
-                .and_then(|limit| started.checked_add(limit));
             let (start, no_time) = match deadline {
                 None => (search_start(&rounded, peak)?, false),
                 Some(deadline) => {
-                    let (start, online_took, stacked) = capped_start(&rounded, peak, deadline)?;
+                    // A table far longer than the offsets would ride along
+                    // in the returned plan: not lent then.
+                    if table.capacity() > 2 * rounded.len() + 1024 {
+                        table = Vec::new();
+                    }
+                    let first = FirstFit {
+                        survey: &survey,
+                        buffer: table,
+                        ordering: peak_took.saturating_mul(ORDERING_OVER_PEAK),
+                    };
+                    let (start, online_took, stacked) =
+                        capped_start(&rounded, peak, deadline, first)?;
                     stacked_tensors = stacked;
                     // Before its first placement the search sorts the table
                     // six times (conflict counts, sections, starts, two for
@@ -295,9 +322,15 @@ fn capped_start(
     rounded: &[TensorLifetime],
     peak: usize,
     deadline: Instant,
+    first: FirstFit,
 ) -> Result<(MemoryPlan, Duration, usize), PlanError> {
     let online_began = Instant::now();
-    let (mut best, stacked) = online::plan_until(rounded, Some(deadline))?;
+    let FirstFit {
+        survey,
+        buffer,
+        ordering,
+    } = first;
+    let (mut best, stacked) = online::plan_with(rounded, survey, buffer, ordering, Some(deadline))?;
     let greedy_began = Instant::now();
     let online_took = greedy_began.saturating_duration_since(online_began);
     // The greedy's set-up (validation, the placement order) reads no
@@ -335,6 +368,21 @@ fn capped_start(
     }
     Ok((best, online_took, 0))
 }
+
+/// What the online first-fit plan of a capped call is given: the table's
+/// survey, the peak's table to write its offsets to, and the least its
+/// ordering passes are taken to cost.
+struct FirstFit<'a> {
+    survey: &'a Survey,
+    buffer: Vec<usize>,
+    ordering: Duration,
+}
+
+/// The first-fit plan's time order writes eight words a tensor into fresh
+/// memory and sorts, where the peak reads the table once and writes two
+/// words a tensor: it is not begun with less time left than this many
+/// times what the peak took, which a cap that short would cut anyway.
+const ORDERING_OVER_PEAK: u32 = 4;
 
 /// The heuristic's plan, or the greedy one if `deadline` passes before the
 /// heuristic finishes a placement.

@@ -37,9 +37,11 @@
 
 use std::time::{Duration, Instant};
 
+use super::peak::Survey;
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
+use crate::sys::pages::advise_huge_pages;
 
 /// No node.
 const NIL: usize = usize::MAX;
@@ -79,10 +81,30 @@ fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
 
 /// [`plan`], cut short by `deadline`, and how many tensors were stacked
 /// instead of placed by first fit (0, the whole first-fit plan, always
-/// without a deadline).
+/// without a deadline). [`plan_with`] with nothing known beforehand.
 ///
-/// The clock is read every [`CLOCK_PERIOD`] items of the passes that order
-/// the tensors and every [`CLOCK_PERIOD`] placements. Once less time is
+/// Errors: those of [`plan`].
+#[cfg(test)]
+fn plan_until(
+    tensors: &[TensorLifetime],
+    deadline: Option<Instant>,
+) -> Result<(MemoryPlan, usize), PlanError> {
+    let mut deadline = deadline;
+    let survey = Survey::of(tensors)?;
+    plan_cut(tensors, &survey, Vec::new(), Duration::ZERO, &mut deadline)
+}
+
+/// [`plan`] of `tensors`, whose [`Survey`] is `survey`, cut short by
+/// `deadline`, and how many tensors were stacked instead of placed by
+/// first fit (0, the whole first-fit plan, always without a deadline).
+/// The offsets are written to `buffer`'s memory (its contents are not
+/// read), which saves touching fresh memory when it has room for them.
+///
+/// The clock is read once before the time order is begun, which is not
+/// begun with less than `ordering` left before the deadline (the caller's
+/// estimate of what the ordering passes cost at least); then every
+/// [`CLOCK_PERIOD`] items of the passes that order the tensors and every
+/// [`CLOCK_PERIOD`] placements. Once less time is
 /// left than stacking what remains would take, the tensors not yet placed
 /// are stacked, each at the end of the one before: in time order from the
 /// highest end placed so far, or, when the cut comes before the order is
@@ -95,22 +117,27 @@ fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
 /// fit may not).
 ///
 /// Errors: those of [`plan`].
-pub(crate) fn plan_until(
+pub(crate) fn plan_with(
     tensors: &[TensorLifetime],
+    survey: &Survey,
+    buffer: Vec<usize>,
+    ordering: Duration,
     deadline: Option<Instant>,
 ) -> Result<(MemoryPlan, usize), PlanError> {
     let mut deadline = deadline;
-    plan_cut(tensors, &mut deadline)
+    plan_cut(tensors, survey, buffer, ordering, &mut deadline)
 }
 
-/// [`plan_until`] asking `cut` at each reading of the clock.
+/// [`plan_with`] asking `cut` at each reading of the clock.
 fn plan_cut(
     tensors: &[TensorLifetime],
+    survey: &Survey,
+    buffer: Vec<usize>,
+    ordering: Duration,
     cut: &mut impl Cut,
 ) -> Result<(MemoryPlan, usize), PlanError> {
-    let Some(order) = time_order(tensors, cut)? else {
-        let planned = tensors.iter().filter(|t| t.size > 0).count();
-        return Ok((stacked(tensors)?, planned));
+    let Some(order) = time_order(tensors, survey, ordering, cut)? else {
+        return Ok((stacked(tensors, buffer)?, survey.planned));
     };
     let TimeOrder {
         by_first,
@@ -122,7 +149,7 @@ fn plan_cut(
 
     // Offsets by position in `by_first`, written to the input's order at
     // the end.
-    let mut placed = fallible::filled(planned, 0usize)?;
+    let mut placed = fresh_filled(planned, 0usize)?;
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
     let mut freed = 0;
@@ -156,7 +183,7 @@ fn plan_cut(
         // `take` only hands out blocks inside `0..=usize::MAX`.
         arena = arena.max(offset + size);
     }
-    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+    let mut offsets = filled_in(buffer, tensors.len(), 0)?;
     for (&(_, _, i, _), &offset) in by_first.iter().zip(&placed) {
         offsets[i] = offset;
     }
@@ -185,30 +212,55 @@ fn stack(rest: &[Entry], placed: &mut [usize], base: usize) -> usize {
 
 /// Every planned tensor of `tensors` stacked in input order from 0, whose
 /// sizes the caller knows to sum within `usize`; zero-size tensors at 0.
+/// The offsets are written to `buffer`'s memory in one pass.
 /// Errors: [`PlanError::OutOfMemory`].
-fn stacked(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
-    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+fn stacked(tensors: &[TensorLifetime], buffer: Vec<usize>) -> Result<MemoryPlan, PlanError> {
+    let mut offsets = buffer;
+    offsets.clear();
+    fallible::reserve(&mut offsets, tensors.len())?;
     let mut top = 0usize;
-    for (t, offset) in tensors.iter().zip(&mut offsets) {
-        if t.size > 0 {
-            *offset = top;
-            top += t.size;
-        }
-    }
+    offsets.extend(tensors.iter().map(|t| {
+        let offset = if t.size > 0 { top } else { 0 };
+        top += t.size;
+        offset
+    }));
     Ok(MemoryPlan {
         offsets,
         arena_size: top,
     })
 }
 
-/// The planned tensors in time order (entries sorted: by first use, larger
-/// first, then by index), and as `(last use, position in the first)`
-/// sorted by last use, then position; `None` if `cut`, asked every
+/// `len` copies of `value` in `buffer`'s memory, or in fresh memory if it
+/// has too little room. Errors: [`PlanError::OutOfMemory`].
+fn filled_in(mut buffer: Vec<usize>, len: usize, value: usize) -> Result<Vec<usize>, PlanError> {
+    if buffer.capacity() < len {
+        return fresh_filled(len, value);
+    }
+    buffer.clear();
+    buffer.resize(len, value);
+    Ok(buffer)
+}
+
+/// `len` copies of `value` in fresh memory, advised huge pages first: on
+/// large tables the first touch of fresh memory, a page fault every 4 KiB,
+/// costs more than the pass that fills it. Errors:
+/// [`PlanError::OutOfMemory`].
+fn fresh_filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, PlanError> {
+    let mut vec = fallible::with_capacity(len)?;
+    advise_huge_pages(vec.spare_capacity_mut());
+    vec.resize(len, value);
+    Ok(vec)
+}
+
+/// The planned tensors of `tensors` (whose [`Survey`] is `survey`) in
+/// time order (entries sorted: by first use, larger first, then by index),
+/// and as `(last use, position in the first)` sorted by last use, then
+/// position; `None` if `cut` says to give up: asked first with `ordering`
+/// as the reserve, before anything is written, then every
 /// [`CLOCK_PERIOD`] items of each pass (and, on dense tables, once before
-/// the first order is allocated), says to give up, with about the
-/// time stacking every tensor would take as the reserve. It is asked only
-/// on tables of at least [`CLOCK_PERIOD`] planned tensors whose sizes sum
-/// within `usize`.
+/// the first order is allocated), with about the time stacking every
+/// tensor would take as the reserve. It is asked only on tables of at
+/// least [`CLOCK_PERIOD`] planned tensors whose sizes sum within `usize`.
 ///
 /// Sorted as keys packed beside the index (and the last use, which the
 /// index decides ties before), not as indices compared through the table:
@@ -233,27 +285,34 @@ fn stacked(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
 /// Errors: [`PlanError::OutOfMemory`].
 fn time_order(
     tensors: &[TensorLifetime],
+    survey: &Survey,
+    ordering: Duration,
     cut: &mut impl Cut,
 ) -> Result<Option<TimeOrder>, PlanError> {
-    let (mut planned, mut low, mut high, mut total) = (0usize, usize::MAX, 0, Some(0usize));
-    for t in tensors.iter().filter(|t| t.size > 0) {
-        planned += 1;
-        low = low.min(t.first_use);
-        high = high.max(t.last_use);
-        total = total.and_then(|total| total.checked_add(t.size));
-    }
+    let Survey {
+        planned,
+        low,
+        high,
+        total,
+    } = *survey;
     let clocked = total.is_some() && planned >= CLOCK_PERIOD;
+    // A cap too short for the ordering passes is known before any of
+    // them: the stack then costs one pass over the table.
+    if clocked && cut.now(ordering) {
+        return Ok(None);
+    }
     let entry =
         |(i, t): (usize, &TensorLifetime)| (t.first_use, usize::MAX - t.size, i, t.last_use);
     let dense = low <= high && high - low < 2 * planned + 1024;
     if !dense {
         let began = Instant::now();
-        let mut by_first: Vec<Entry> = fallible::collect(
-            planned,
+        let mut by_first: Vec<Entry> = fallible::with_capacity(planned)?;
+        advise_huge_pages(by_first.spare_capacity_mut());
+        by_first.extend(
             (tensors.iter().enumerate())
                 .filter(|(_, t)| t.size > 0)
                 .map(entry),
-        )?;
+        );
         let step = per_tensor(began, planned);
         // The stack, and the two sorts: each about a pass like the one
         // timed per level of a merge, `log2 n` levels.
@@ -265,10 +324,11 @@ fn time_order(
             return Ok(None);
         }
         by_first.sort_unstable();
-        let mut by_last: Vec<(usize, usize)> = fallible::collect(
-            planned,
+        let mut by_last: Vec<(usize, usize)> = fallible::with_capacity(planned)?;
+        advise_huge_pages(by_last.spare_capacity_mut());
+        by_last.extend(
             (by_first.iter().enumerate()).map(|(pos, &(_, _, _, last_use))| (last_use, pos)),
-        )?;
+        );
         by_last.sort_unstable();
         return Ok(Some(TimeOrder {
             by_first,
@@ -283,7 +343,7 @@ fn time_order(
     // that of stacking a tensor.
     let began = Instant::now();
     let nodes = high - low + 1;
-    let mut starts = fallible::filled(nodes + 1, 0usize)?;
+    let mut starts = fresh_filled(nodes + 1, 0usize)?;
     for t in tensors.iter().filter(|t| t.size > 0) {
         starts[t.first_use - low + 1] += 1;
     }
@@ -301,7 +361,7 @@ fn time_order(
     // Written in input order: stable, so each node's tensors are in index
     // order; then sorted among themselves (larger first, then by index).
     let began = Instant::now();
-    let mut by_first = fallible::filled(planned, (0usize, 0usize, 0usize, 0usize))?;
+    let mut by_first = fresh_filled(planned, (0usize, 0usize, 0usize, 0usize))?;
     let planned_tensors = tensors.iter().enumerate().filter(|(_, t)| t.size > 0);
     for (k, (i, t)) in planned_tensors.enumerate() {
         if reading.late(k) {
@@ -331,7 +391,7 @@ fn time_order(
         starts[last_use - low + 1] += 1;
     }
     prefix_sums(&mut starts);
-    let mut by_last = fallible::filled(planned, (0usize, 0usize))?;
+    let mut by_last = fresh_filled(planned, (0usize, 0usize))?;
     for (pos, &(_, _, _, last_use)) in by_first.iter().enumerate() {
         if reading.late(pos) {
             return Ok(None);
@@ -899,22 +959,24 @@ mod tests {
                 .filter(|&i| tensors[i].size > 0)
                 .collect();
             order.sort_by_key(|&i| (tensors[i].first_use, usize::MAX - tensors[i].size, i));
+            let survey = Survey::of(&tensors).unwrap();
             let mut never = Expiring {
                 passes: usize::MAX,
                 readings: 0,
             };
-            let (whole, stacked) = plan_cut(&tensors, &mut never).unwrap();
+            let (whole, stacked) =
+                plan_cut(&tensors, &survey, Vec::new(), Duration::ZERO, &mut never).unwrap();
             assert_eq!(stacked, 0);
             assert_eq!(whole.offsets, reference, "spread {spread}");
             // One reading every CLOCK_PERIOD placements after the first;
-            // the others order the table (one, before the sorts, when the
-            // node indices are sparse).
+            // the others order the table (two when the node indices are
+            // sparse: before anything, and before the sorts).
             let readings = never.readings;
             let placing = (order.len() - 1) / CLOCK_PERIOD;
             assert!(readings > placing, "spread {spread}");
             let ordering = readings - placing;
             if spread > 1 {
-                assert_eq!(ordering, 1);
+                assert_eq!(ordering, 2);
             }
             for passes in 0..=readings {
                 let name = format!("spread {spread}, {passes} readings passed");
@@ -922,7 +984,8 @@ mod tests {
                     passes,
                     readings: 0,
                 };
-                let (plan, stacked) = plan_cut(&tensors, &mut clock).unwrap();
+                let (plan, stacked) =
+                    plan_cut(&tensors, &survey, Vec::new(), Duration::ZERO, &mut clock).unwrap();
                 assert_eq!(
                     shared_byte_among_live(&tensors, &plan.offsets),
                     None,
@@ -983,5 +1046,97 @@ mod tests {
         assert_eq!(stacked, 0);
         assert!(plan.offsets.iter().all(|&o| o == 0));
         assert_eq!(plan.arena_size, usize::MAX / 8);
+    }
+
+    /// A clock with `left` before the deadline: it says to give up once
+    /// the reserve asked for is at least that; it counts its readings.
+    struct Left {
+        left: Duration,
+        readings: usize,
+    }
+
+    impl Cut for Left {
+        fn now(&mut self, reserve: Duration) -> bool {
+            self.readings += 1;
+            reserve >= self.left
+        }
+    }
+
+    #[test]
+    fn an_ordering_longer_than_the_time_left_is_not_begun_and_the_table_is_stacked() {
+        let hour = Duration::from_secs(3600);
+        for spread in [1, 1000] {
+            let tensors = large_table(2 * CLOCK_PERIOD + 300, spread, 0x81);
+            let survey = Survey::of(&tensors).unwrap();
+            let mut clock = Left {
+                left: hour,
+                readings: 0,
+            };
+            let (plan, stacked) =
+                plan_cut(&tensors, &survey, Vec::new(), 2 * hour, &mut clock).unwrap();
+            assert_eq!(
+                clock.readings, 1,
+                "spread {spread}: read once, nothing ordered"
+            );
+            assert_eq!(stacked, survey.planned, "spread {spread}");
+            assert_eq!(plan.offsets, input_order_stack(&tensors), "spread {spread}");
+            let sum: usize = tensors.iter().map(|t| t.size).sum();
+            assert_eq!(plan.arena_size, sum, "spread {spread}");
+            // An ordering that fits in the hour is begun; the passes' own
+            // reserves, a few table passes' time, are far below it.
+            let mut clock = Left {
+                left: hour,
+                readings: 0,
+            };
+            let (plan, stacked) =
+                plan_cut(&tensors, &survey, Vec::new(), hour / 2, &mut clock).unwrap();
+            assert_eq!(stacked, 0, "spread {spread}");
+            assert_eq!(plan.offsets, literal_first_fit(&tensors), "spread {spread}");
+        }
+    }
+
+    #[test]
+    fn the_plan_is_the_same_whatever_memory_its_offsets_are_written_to() {
+        let hour = Duration::from_secs(3600);
+        for (n, spread) in [
+            (300, 1),
+            (CLOCK_PERIOD + 500, 1),
+            (CLOCK_PERIOD + 500, 1000),
+        ] {
+            let tensors = large_table(n, spread, 0x91);
+            let survey = Survey::of(&tensors).unwrap();
+            let whole = literal_first_fit(&tensors);
+            for capacity in [0, 10, n - 1, n, 3 * n] {
+                // A buffer whose contents are anything.
+                let buffer: Vec<usize> = (0..capacity).map(|k| k * 7 + 3).collect();
+                let name = format!("n {n}, spread {spread}, capacity {capacity}");
+                let mut never = Expiring {
+                    passes: usize::MAX,
+                    readings: 0,
+                };
+                let (plan, stacked) = plan_cut(
+                    &tensors,
+                    &survey,
+                    buffer.clone(),
+                    Duration::ZERO,
+                    &mut never,
+                )
+                .unwrap();
+                assert_eq!((plan.offsets, stacked), (whole.clone(), 0), "{name}");
+                let mut short = Left {
+                    left: hour,
+                    readings: 0,
+                };
+                let (plan, stacked) =
+                    plan_cut(&tensors, &survey, buffer, 2 * hour, &mut short).unwrap();
+                if n < CLOCK_PERIOD {
+                    // Small tables read no clock: always the whole plan.
+                    assert_eq!((plan.offsets, stacked), (whole.clone(), 0), "{name}");
+                } else {
+                    assert_eq!(plan.offsets, input_order_stack(&tensors), "{name}");
+                    assert_eq!(stacked, survey.planned, "{name}");
+                }
+            }
+        }
     }
 }

@@ -147,6 +147,8 @@ pub struct SearchBudget {
     /// order), then the greedy plan, the heuristic's and the search, each
     /// abandoned when the cap passes and kept when no worse than the best so
     /// far. On tables of 4,096 planned tensors or more the first-fit plan
+    /// does not begin ordering the table with less time left than four
+    /// times what the peak of live bytes took, and otherwise
     /// reads the clock every 4,096 items, and once less time is left than
     /// finishing by a stack would take, it stacks the tensors not yet
     /// placed above those placed (every tensor in input order from 0 if the
@@ -164,9 +166,9 @@ pub struct SearchBudget {
     /// [`PlanReport::stacked_tensors`] counts the tensors a cut first-fit
     /// plan left stacked.
     ///
-    /// The least a capped call costs is validation, rounding and the peak
-    /// (`O(n log n)` each, reading no clock) and a count of the table and
-    /// a stack written out (`O(n)`). The clock is read between the
+    /// The least a capped call costs is one pass that checks and surveys
+    /// the table, rounding, the peak (`O(n log n)`, reading no clock) and a
+    /// stack written out (`O(n)`). The clock is read between the
     /// greedy's set-up steps and every 1,024 of its placements; between the
     /// search's set-up steps and every 4,096 items inside them; at least
     /// every 1,024 search placements (more often above 256 tensors); and

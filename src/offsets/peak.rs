@@ -31,6 +31,10 @@ use super::{LifetimeGap, PlanProblem, Reuse, TensorLifetime};
 use crate::error::PlanError;
 use crate::input::check_lifetimes;
 use crate::sys::fallible;
+use crate::sys::pages::{advise_huge_pages, prefetch};
+
+/// How many tensors ahead the dense peak asks for the table's lines.
+const PREFETCH_AHEAD: usize = 16;
 
 /// The largest total size of tensors live at one node, or why it cannot be
 /// computed.
@@ -42,20 +46,72 @@ use crate::sys::fallible;
 /// `O(n)` memory, independent of the node indices' magnitude; `O(n)` time
 /// when the indices are dense.
 pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanError> {
-    let (mut low, mut high, mut total) = (usize::MAX, 0, Some(0usize));
-    for t in tensors {
-        // One pass over the input for the check and the range: the check
-        // runs again only to name the first invalid lifetime.
-        if t.first_use > t.last_use {
+    peak_in(tensors, &Survey::of(tensors)?, &mut Vec::new(), 0)
+}
+
+/// What one pass over a table of tensors tells, its lifetimes checked: the
+/// planned (non-zero) tensors' count, the range of their nodes and the sum
+/// of their sizes. The peak and the online first-fit plan of a capped
+/// search share it, so that the table is read once for all three.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Survey {
+    /// Tensors of non-zero size.
+    pub(crate) planned: usize,
+    /// Their lowest first use and highest last use (`low > high` when none).
+    pub(crate) low: usize,
+    pub(crate) high: usize,
+    /// The sum of their sizes, `None` past `usize::MAX`.
+    pub(crate) total: Option<usize>,
+}
+
+impl Survey {
+    /// One pass over `tensors`. Errors: [`PlanError::InvalidLifetime`] for
+    /// the first tensor with `first_use > last_use`, as
+    /// [`check_lifetimes`] reports it (run again only to name it).
+    pub(crate) fn of(tensors: &[TensorLifetime]) -> Result<Self, PlanError> {
+        // Without branches or an early exit, so that the pass runs at the
+        // speed of memory: flags say afterwards whether a lifetime ran
+        // backwards or the sum wrapped (it stays wrapped once it has).
+        let (mut low, mut high, mut planned) = (usize::MAX, 0, 0usize);
+        let (mut sum, mut wrapped, mut backwards) = (0usize, false, false);
+        for t in tensors {
+            backwards |= t.first_use > t.last_use;
+            let live = t.size != 0;
+            planned += usize::from(live);
+            low = low.min(if live { t.first_use } else { usize::MAX });
+            high = high.max(if live { t.last_use } else { 0 });
+            let (next, carry) = sum.overflowing_add(t.size);
+            (sum, wrapped) = (next, wrapped | carry);
+        }
+        if backwards {
             check_lifetimes(tensors)?;
         }
-        if t.size == 0 {
-            continue;
-        }
-        low = low.min(t.first_use);
-        high = high.max(t.last_use);
-        total = total.and_then(|sum| sum.checked_add(t.size));
+        Ok(Survey {
+            planned,
+            low,
+            high,
+            total: (!wrapped).then_some(sum),
+        })
     }
+}
+
+/// The peak of `tensors`, whose [`Survey`] is `survey`, its table of byte
+/// changes (dense node indices) made in `table`: a caller that needs a
+/// vector of at least `keep` words after the peak passes one and gets the
+/// table's memory back, touched once (fresh pages cost more to touch than
+/// to reuse). `table`'s contents on return are unspecified.
+///
+/// Errors: [`PlanError::Overflow`] if a live sum passes `usize::MAX`;
+/// [`PlanError::OutOfMemory`].
+pub(crate) fn peak_in(
+    tensors: &[TensorLifetime],
+    survey: &Survey,
+    table: &mut Vec<usize>,
+    keep: usize,
+) -> Result<usize, PlanError> {
+    let Survey {
+        low, high, total, ..
+    } = *survey;
     if low > high {
         return Ok(0);
     }
@@ -69,7 +125,7 @@ pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanErro
     // Up to four nodes a tensor, the table takes no more memory than the
     // two sorted arrays would, and no sort.
     if span < 4 * tensors.len() + 1024 {
-        dense_peak(tensors, low, span)
+        dense_peak(tensors, low, span, table, keep)
     } else {
         sorted_peak(tensors)
     }
@@ -77,19 +133,43 @@ pub fn try_peak_live_bytes(tensors: &[TensorLifetime]) -> Result<usize, PlanErro
 
 /// The peak by one table of byte changes over the node range `low..=low +
 /// span`, when the range is at most about four times the tensor count (as a
-/// compiler's dense node indices are). The total size fits in `usize`.
-fn dense_peak(tensors: &[TensorLifetime], low: usize, span: usize) -> Result<usize, PlanError> {
+/// compiler's dense node indices are), made in `table` with room for `keep`
+/// words. The total size fits in `usize`.
+fn dense_peak(
+    tensors: &[TensorLifetime],
+    low: usize,
+    span: usize,
+    table: &mut Vec<usize>,
+    keep: usize,
+) -> Result<usize, PlanError> {
     // Bytes entering at each node less those that left after the one
     // before. Every prefix sum is a live sum, between 0 and the total, so
     // wrapping arithmetic gives it exactly whatever order the terms come in.
-    let mut change = fallible::filled(span + 2, 0usize)?;
-    for t in tensors.iter().filter(|t| t.size > 0) {
+    let len = span + 2;
+    table.clear();
+    if table.capacity() < len.max(keep) {
+        *table = fallible::with_capacity(len.max(keep))?;
+        // Fresh: huge pages make its first touch several times cheaper.
+        advise_huge_pages(table.spare_capacity_mut());
+    }
+    table.resize(len, 0);
+    let change = &mut table[..];
+    for (k, t) in tensors.iter().enumerate() {
+        // Where node indices come in no order, nearly every change misses
+        // the cache: the lines of a tensor a few ahead are asked for early.
+        if let Some(u) = tensors.get(k + PREFETCH_AHEAD).filter(|u| u.size > 0) {
+            prefetch(&change[u.first_use - low]);
+            prefetch(&change[u.last_use - low + 1]);
+        }
+        if t.size == 0 {
+            continue;
+        }
         let (first, after) = (t.first_use - low, t.last_use - low + 1);
         change[first] = change[first].wrapping_add(t.size);
         change[after] = change[after].wrapping_sub(t.size);
     }
     let (mut live, mut peak) = (0usize, 0usize);
-    for c in change {
+    for &c in change.iter() {
         live = live.wrapping_add(c);
         peak = peak.max(live);
     }
@@ -518,6 +598,44 @@ mod tests {
             let expected = naive_peak(&ts).unwrap();
             assert_eq!(try_peak_live_bytes(&ts), Ok(expected));
             assert_eq!(try_peak_live_bytes(&spread), Ok(expected));
+        }
+    }
+
+    /// The survey counts what it says, and a table lent by the caller,
+    /// whatever it holds and however large, gives the peak of the
+    /// definition, and comes back with room for what the caller keeps.
+    #[test]
+    fn a_lent_table_gives_the_peak_of_the_definition() {
+        let mut rng = XorShift(0x1234_5678_9abc_def1);
+        for round in 0..200 {
+            let n = rng.below(80);
+            let base = [0, 1_000][round % 2];
+            let ts = tensors(&mut rng, n, base, &[0, 1, 7, 64, 4096]);
+            let survey = Survey::of(&ts).unwrap();
+            let planned: Vec<&TensorLifetime> = ts.iter().filter(|t| t.size > 0).collect();
+            assert_eq!(survey.planned, planned.len());
+            if !planned.is_empty() {
+                let low = planned.iter().map(|t| t.first_use).min().unwrap();
+                let high = planned.iter().map(|t| t.last_use).max().unwrap();
+                assert_eq!((survey.low, survey.high), (low, high), "{ts:?}");
+            }
+            assert_eq!(survey.total, Some(ts.iter().map(|t| t.size).sum()));
+            let shifted: Vec<TensorLifetime> = ts
+                .iter()
+                .map(|t| TensorLifetime::new(t.size, t.first_use - base, t.last_use - base))
+                .collect();
+            let expected = naive_peak(&shifted).unwrap();
+            for (held, keep) in [(0, 0), (3, 0), (500, 0), (0, 100), (7, 1000)] {
+                let mut table = vec![usize::MAX / 3 + round; held];
+                assert_eq!(
+                    peak_in(&ts, &survey, &mut table, keep),
+                    Ok(expected),
+                    "{ts:?}, {held} held, {keep} kept"
+                );
+                if !planned.is_empty() {
+                    assert!(table.capacity() >= keep, "{ts:?}, {held} held, {keep} kept");
+                }
+            }
         }
     }
 
