@@ -30,7 +30,7 @@ pub(super) fn lower_bound(model: &Model) -> Result<usize, PlanError> {
     let mut fixed = Placement::new(model)?;
     for (b, block) in blocks.iter().enumerate() {
         if let Some(o) = block.fixed {
-            fixed.set(model, b, o);
+            fixed.set(model, b, o)?;
         }
     }
     for (b, block) in blocks.iter().enumerate() {

@@ -55,9 +55,12 @@
 //! its `d` neighbours. When every block is a plain interval (alignments,
 //! fixed offsets, hints and a capacity only), pairs are counted from the
 //! sorted spans in `O(n log n)` and listed only while sparse; dense ones are
-//! never stored: a placement scans the placed blocks in offset order up to
-//! the first gap that fits (`O(n)`), separations come from the two sizes,
-//! and memory stays `O(n)`. The lower bound's fixed-block term visits each
+//! never stored: separations come from the two sizes, memory stays `O(n)`,
+//! and a placement reads the union of its conflicting blocks' byte ranges
+//! from the greedy's index of placed ranges (from 512 blocks on; the
+//! greedy's cost per placement, a few coalesced unions where many blocks
+//! conflict) or, on fewer blocks, scans the placed blocks in offset order
+//! up to the first gap that fits (`O(n)`). The lower bound's fixed-block term visits each
 //! block's neighbours once. The heuristic returns at once when a plan meets
 //! the lower bound; a search node costs `O(n + E)` for its pair scan plus a
 //! propagation bounded by `n` rounds, whatever the byte sizes.

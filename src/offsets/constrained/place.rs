@@ -6,12 +6,19 @@
 //! A placement gathers the ranges its listed neighbours forbid; a model
 //! without lists (dense interval blocks) keeps the placed blocks in offset
 //! order instead, and a placement walks them up to the first gap that fits.
+//! When such a model places [`INDEXED_FROM`] blocks or more in an order
+//! known up front, the greedy's index of placed byte ranges
+//! ([`PlacedIndex`]) gives each placement the union of its conflicting
+//! blocks' ranges, coalesced, in place of the walk over every placed block
+//! (which made a table of blocks all live together quadratic).
 
 use std::time::Instant;
 
 use super::normalise::Model;
 use super::{align_up, hint_can_be_taken, try_room};
 use crate::error::PlanError;
+use crate::input::TensorLifetime;
+use crate::offsets::greedy::PlacedIndex;
 use crate::rng::XorShift;
 use crate::sys::fallible;
 
@@ -29,7 +36,28 @@ pub(super) struct Placement {
     by_offset: Vec<PlacedInterval>,
     /// Scratch: the offsets a block may not take, `(lo, hi)` open.
     forbidden: Vec<(i128, i128)>,
+    /// In place of `by_offset`, for dense interval blocks placed in an
+    /// order known up front.
+    indexed: Option<Indexed>,
 }
+
+/// Interval blocks placed in [`PlacedIndex`]'s steps: the fixed blocks
+/// first, then the others in their order.
+struct Indexed {
+    index: PlacedIndex,
+    /// Each block's step (`usize::MAX`: a block with no bytes or no span,
+    /// which meets no other).
+    step_of: Vec<usize>,
+    /// No block placed by step is smaller: gaps shorter are never taken.
+    smallest: usize,
+    /// Scratch: one placement's conflicting ranges.
+    union: Vec<(usize, usize)>,
+}
+
+/// Dense interval models of at least this many blocks place through
+/// [`PlacedIndex`]: below, its set-up (two sorts, a tree) costs more than
+/// walking the placed blocks.
+pub(super) const INDEXED_FROM: usize = 512;
 
 impl Placement {
     /// Nothing placed.
@@ -44,13 +72,89 @@ impl Placement {
             at: fallible::filled(n, UNPLACED)?,
             by_offset,
             forbidden: Vec::new(),
+            indexed: None,
+        })
+    }
+
+    /// Nothing placed; the fixed blocks (in block order), then the other
+    /// blocks of `order`, will be placed in that order. A dense interval
+    /// model of [`INDEXED_FROM`] blocks or more whose offsets all fit a
+    /// `usize` keeps the placed blocks in a [`PlacedIndex`].
+    fn for_order(model: &Model, order: &[usize]) -> Result<Placement, PlanError> {
+        let blocks = &model.blocks;
+        let n = blocks.len();
+        // Every offset a placement can produce stays below the fixed ends
+        // plus every block's size and alignment: the index's offsets are
+        // `usize`. A fixed block of no bytes still keeps others from
+        // straddling its offset, which an index of byte ranges cannot say.
+        let mut reach: i128 = 0;
+        let mut indexable = model.neighbours.is_none() && n >= INDEXED_FROM;
+        for block in blocks.iter() {
+            reach = reach.saturating_add(block.size.saturating_add(block.align));
+            if let Some(o) = block.fixed {
+                reach = reach.saturating_add(o);
+                indexable &= block.size > 0 || block.pieces.is_empty();
+            }
+        }
+        if !indexable || reach > usize::MAX as i128 {
+            return Placement::new(model);
+        }
+        let in_index = |b: usize| blocks[b].size > 0 && !blocks[b].pieces.is_empty();
+        let fixed = (0..n).filter(|&b| blocks[b].fixed.is_some() && in_index(b));
+        let free = order
+            .iter()
+            .copied()
+            .filter(|&b| blocks[b].fixed.is_none() && in_index(b));
+        let count = fixed.clone().count() + free.clone().count();
+        let steps: Vec<usize> = fallible::collect(count, fixed.chain(free))?;
+        let mut step_of = fallible::filled(n, usize::MAX)?;
+        for (step, &b) in steps.iter().enumerate() {
+            step_of[b] = step;
+        }
+        // The index reads lifetimes (inclusive) and skips tensors of size 0.
+        let lifetimes: Vec<TensorLifetime> = fallible::collect(
+            n,
+            (0..n).map(|b| {
+                let (start, finish) = model.span(b);
+                let planned = step_of[b] != usize::MAX;
+                let (first, last) = if planned {
+                    (start as usize, (finish - 1) as usize)
+                } else {
+                    (0, 0)
+                };
+                TensorLifetime::new(planned as usize, first, last)
+            }),
+        )?;
+        let index = PlacedIndex::for_order(&lifetimes, &steps)?;
+        let smallest = steps
+            .iter()
+            .map(|&b| blocks[b].size as usize)
+            .min()
+            .unwrap_or(0);
+        Ok(Placement {
+            at: fallible::filled(n, UNPLACED)?,
+            by_offset: Vec::new(),
+            forbidden: Vec::new(),
+            indexed: Some(Indexed {
+                index,
+                step_of,
+                smallest,
+                union: Vec::new(),
+            }),
         })
     }
 
     /// Places block `b` at `offset`.
-    pub(super) fn set(&mut self, model: &Model, b: usize, offset: i128) {
+    pub(super) fn set(&mut self, model: &Model, b: usize, offset: i128) -> Result<(), PlanError> {
         self.at[b] = offset;
-        if model.neighbours.is_none() && !model.blocks[b].pieces.is_empty() {
+        if let Some(indexed) = &mut self.indexed {
+            let step = indexed.step_of[b];
+            if step != usize::MAX {
+                // In range: see `for_order`.
+                let range = (offset as usize, (offset + model.blocks[b].size) as usize);
+                indexed.index.insert(step, range, indexed.smallest)?;
+            }
+        } else if model.neighbours.is_none() && !model.blocks[b].pieces.is_empty() {
             let (start, finish) = model.span(b);
             let entry = PlacedInterval {
                 offset,
@@ -64,6 +168,7 @@ impl Placement {
                 .partition_point(|e| (e.offset, e.block) < (offset, b));
             self.by_offset.insert(k, entry);
         }
+        Ok(())
     }
 
     /// The lowest aligned offset at which block `b` keeps apart from every
@@ -73,7 +178,9 @@ impl Placement {
     ///
     /// Time `O(d log d)` for `d` listed neighbours of `b`; without lists
     /// `O(p)` for `p` placed blocks, the scan stopping at the first gap
-    /// that fits. Space `O(d)`.
+    /// that fits, or with the index that of a query of the greedy's
+    /// ([`PlacedIndex`]) and `O(g)` for the `g` ranges it gathers. Space
+    /// `O(d)`, or `O(g)`.
     pub(super) fn lowest(
         &mut self,
         model: &Model,
@@ -83,6 +190,9 @@ impl Placement {
         let block = &model.blocks[b];
         let align = block.align;
         let hint = hint.filter(|&h| hint_can_be_taken(h, align, block.size, model.capacity));
+        if let Some(indexed) = &mut self.indexed {
+            return indexed.lowest(model, b, hint);
+        }
         let Some(lists) = &model.neighbours else {
             return Ok(self.lowest_by_scan(model, b, hint));
         };
@@ -146,6 +256,38 @@ impl Placement {
     }
 }
 
+impl Indexed {
+    /// [`Placement::lowest`] of interval block `b` from the union of its
+    /// conflicting blocks' byte ranges (sorted by start; they may touch or
+    /// overlap), read as the scan reads the placed blocks.
+    fn lowest(&mut self, model: &Model, b: usize, hint: Option<i128>) -> Result<i128, PlanError> {
+        let step = self.step_of[b];
+        if step == usize::MAX {
+            // No bytes or no span: it meets no block.
+            return Ok(hint.unwrap_or(0));
+        }
+        self.index.conflict_union(step, &mut self.union)?;
+        let size = model.blocks[b].size;
+        let ranges = self.union.iter().map(|&(s, e)| (s as i128, e as i128));
+        if let Some(h) = hint {
+            if ranges.clone().all(|(s, e)| h + size <= s || h >= e) {
+                return Ok(h);
+            }
+        }
+        let align = model.blocks[b].align;
+        let mut x = 0;
+        for (s, e) in ranges {
+            if s >= x + size {
+                break;
+            }
+            if x < e {
+                x = align_up(e, align);
+            }
+        }
+        Ok(x)
+    }
+}
+
 /// A placed interval block, as the scan reads it.
 #[derive(Clone, Copy)]
 struct PlacedInterval {
@@ -177,11 +319,11 @@ fn place(
     deadline: Option<Instant>,
 ) -> Result<Placed, PlanError> {
     let blocks = &model.blocks;
-    let mut placement = Placement::new(model)?;
+    let mut placement = Placement::for_order(model, order)?;
     let mut arena = 0;
     for (b, block) in blocks.iter().enumerate() {
         if let Some(o) = block.fixed {
-            placement.set(model, b, o);
+            placement.set(model, b, o)?;
             if block.size > 0 {
                 arena = arena.max(o + block.size);
             }
@@ -206,7 +348,7 @@ fn place(
         if model.capacity.is_some_and(|c| o + block.size > c) {
             return Ok(Placed::Over);
         }
-        placement.set(model, b, o);
+        placement.set(model, b, o)?;
         arena = arena.max(o + block.size);
     }
     Ok(Placed::Fits(placement.at, arena))

@@ -112,3 +112,86 @@ fn planning_without_lists_is_planning_with_them() {
     }
     assert!(scanned > 100, "{scanned}");
 }
+
+/// Each block's neighbours by brute force: every other block with bytes
+/// whose span meets its own.
+fn listed_by_brute_force(model: &mut Model) {
+    let n = model.blocks.len();
+    let lists = (0..n)
+        .map(|b| {
+            let (start, finish) = model.span(b);
+            (0..n)
+                .filter(|&c| {
+                    let (s, f) = model.span(c);
+                    c != b
+                        && !model.blocks[b].pieces.is_empty()
+                        && !model.blocks[c].pieces.is_empty()
+                        && s < finish
+                        && start < f
+                })
+                .map(|c| model.interval_neighbour(b, c))
+                .collect()
+        })
+        .collect();
+    model.neighbours = Some(lists);
+}
+
+#[test]
+fn dense_interval_blocks_placed_through_the_index_are_placed_as_with_lists() {
+    let mut rng = XorShift(0x5EED_1234_ABCD_0002);
+    let mut indexed = 0;
+    for case in 0..12 {
+        let n = place::INDEXED_FROM + rng.below(200);
+        // Dense: lifetimes of up to a whole short horizon; some of no bytes.
+        let horizon = 4 + rng.below(60);
+        let tensors: Vec<TensorLifetime> = (0..n)
+            .map(|_| {
+                let first = rng.below(horizon);
+                // Sizes and hints on a grid of 16, so that hints meet
+                // placed blocks' ends exactly.
+                let size = match rng.below(16) {
+                    0 => 0,
+                    1..=7 => 16 * (1 + rng.below(4)),
+                    _ => 1 + rng.below(64),
+                };
+                TensorLifetime::new(size, first, first + rng.below(horizon))
+            })
+            .collect();
+        let alignments: Vec<usize> = (0..n).map(|_| [1, 1, 1, 2, 8][rng.below(5)]).collect();
+        // Fixed tensors far apart in bytes, so that they never collide,
+        // and within the capacity.
+        let fixed: Vec<Option<usize>> = (0..n)
+            .map(|i| (rng.below(64) == 0 && tensors[i].size > 0).then(|| 64 * i))
+            .collect();
+        let hints: Vec<Option<usize>> = (0..n)
+            .map(|_| (rng.below(4) == 0).then(|| 16 * rng.below(256)))
+            .collect();
+        let capacity = (case % 3 == 2).then(|| 64 * n);
+        let problem = PlanProblem {
+            alignments: &alignments,
+            fixed_offsets: &fixed,
+            hints: &hints,
+            capacity,
+            ..PlanProblem::new(&tensors)
+        };
+        let tag = format!("case {case}, {n} tensors");
+        let mut unlisted = Model::new(&problem, 1).unwrap();
+        unlisted.neighbours = None;
+        let mut listed = Model::new(&problem, 1).unwrap();
+        listed_by_brute_force(&mut listed);
+        let greedy = place::greedy(&unlisted).unwrap();
+        assert_eq!(greedy, place::greedy(&listed).unwrap(), "{tag}");
+        let lower = bound::lower_bound(&listed).unwrap();
+        let heuristic = place::heuristic(&unlisted, lower, None).unwrap();
+        assert_eq!(
+            heuristic,
+            place::heuristic(&listed, lower, None).unwrap(),
+            "{tag}"
+        );
+        for plan in [&greedy, &heuristic].into_iter().flatten() {
+            assert!(sound(&problem, plan), "{tag}");
+            indexed += 1;
+        }
+    }
+    assert!(indexed >= 8, "{indexed}");
+}

@@ -54,7 +54,7 @@ use crate::sys::pages::prefetch;
 /// gathered is exactly the union of the conflicting ranges. Every query is
 /// known in advance, so a union no later query reads is neither added to
 /// nor kept.
-pub(super) struct PlacedIndex {
+pub(crate) struct PlacedIndex {
     /// `(first, last)` endpoint ranks of the tensor placed at each step.
     ranks: Vec<(usize, usize)>,
     /// Ranks per bucket, as a power of two.
@@ -197,6 +197,15 @@ fn path_to_height(leaves: usize, height: u32, leaf: usize, mut visit: impl FnMut
         node >>= 1;
     }
     visit(node, true);
+}
+
+/// Reserves room for `more` ranges in `ranges`, failing instead of aborting.
+fn reserve_ranges(ranges: &mut Vec<(usize, usize)>, more: usize) -> Result<(), PlanError> {
+    ranges
+        .try_reserve(more)
+        .map_err(|_| PlanError::OutOfMemory {
+            bytes: (ranges.len() + more).saturating_mul(16),
+        })
 }
 
 /// Appends `ranges` to `blocks`, failing instead of aborting.
@@ -525,7 +534,7 @@ impl PlacedIndex {
 
     /// Records the byte range of the tensor placed at `step`; no tensor
     /// still to be placed is smaller than `useful` bytes.
-    pub(super) fn insert(
+    pub(crate) fn insert(
         &mut self,
         step: usize,
         range: (usize, usize),
@@ -711,6 +720,50 @@ impl PlacedIndex {
                 }
             },
         );
+        result
+    }
+
+    /// The index for `tensors` placed in `order`, for a planner outside the
+    /// greedy that places in an order known up front but chooses its
+    /// offsets its own way ([`Self::conflict_union`], then [`Self::insert`]
+    /// at each step). `tensors` of size 0 are not planned: `order` holds
+    /// every other one.
+    ///
+    /// Complexity: `O(n log n)` time, `O(n)` memory.
+    pub(crate) fn for_order(
+        tensors: &[TensorLifetime],
+        order: &[usize],
+    ) -> Result<Self, PlanError> {
+        Self::new(tensors, order, super::NoDeadline).map_err(|stop| match stop {
+            Stop::Error(error) => error,
+            Stop::Late(never) => match never {},
+        })
+    }
+
+    /// Writes to `out` (cleared first) byte ranges sorted by start whose
+    /// union is that of the placed tensors whose lifetimes meet the one of
+    /// the tensor at `step`, gaps shorter than the `useful` of every
+    /// insertion possibly filled. Ranges may touch or overlap.
+    ///
+    /// Complexity: that of a query of [`Self::best_fit`].
+    pub(crate) fn conflict_union(
+        &mut self,
+        step: usize,
+        out: &mut Vec<(usize, usize)>,
+    ) -> Result<(), PlanError> {
+        let mut blocks = core::mem::take(&mut self.blocks);
+        let mut runs = core::mem::take(&mut self.runs);
+        let mut merged = core::mem::take(&mut self.merged);
+        blocks.clear();
+        runs.clear();
+        out.clear();
+        let result = self.conflicts(step, &mut blocks, &mut runs).and_then(|()| {
+            let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
+            reserve_ranges(out, sorted.len())?;
+            out.extend_from_slice(sorted);
+            Ok(())
+        });
+        (self.blocks, self.runs, self.merged) = (blocks, runs, merged);
         result
     }
 }

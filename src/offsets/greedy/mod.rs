@@ -71,6 +71,8 @@ mod index;
 mod keys;
 mod lists;
 
+pub(crate) use index::PlacedIndex;
+
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::input::check_lifetimes;
