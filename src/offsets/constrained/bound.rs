@@ -27,7 +27,14 @@ pub(super) fn lower_bound(model: &Model) -> Result<usize, PlanError> {
     // offset among them visits its own neighbours (or the fixed blocks)
     // only.
     let any_fixed = blocks.iter().any(|b| b.fixed.is_some());
-    let mut fixed = Placement::new(model)?;
+    // Queried in block order, never placed: with many blocks, an index of
+    // the fixed ones (see `Placement::for_order`).
+    let free: Vec<usize> = if any_fixed {
+        fallible::collect_growing((0..blocks.len()).filter(|&b| blocks[b].fixed.is_none()))?
+    } else {
+        Vec::new()
+    };
+    let mut fixed = Placement::for_order(model, &free)?;
     for (b, block) in blocks.iter().enumerate() {
         if let Some(o) = block.fixed {
             fixed.set(model, b, o)?;

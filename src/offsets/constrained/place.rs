@@ -80,7 +80,7 @@ impl Placement {
     /// blocks of `order`, will be placed in that order. A dense interval
     /// model of [`INDEXED_FROM`] blocks or more whose offsets all fit a
     /// `usize` keeps the placed blocks in a [`PlacedIndex`].
-    fn for_order(model: &Model, order: &[usize]) -> Result<Placement, PlanError> {
+    pub(super) fn for_order(model: &Model, order: &[usize]) -> Result<Placement, PlanError> {
         let blocks = &model.blocks;
         let n = blocks.len();
         // Every offset a placement can produce stays below the fixed ends

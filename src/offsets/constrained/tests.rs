@@ -182,6 +182,7 @@ fn dense_interval_blocks_placed_through_the_index_are_placed_as_with_lists() {
         let greedy = place::greedy(&unlisted).unwrap();
         assert_eq!(greedy, place::greedy(&listed).unwrap(), "{tag}");
         let lower = bound::lower_bound(&listed).unwrap();
+        assert_eq!(lower, bound::lower_bound(&unlisted).unwrap(), "{tag}");
         let heuristic = place::heuristic(&unlisted, lower, None).unwrap();
         assert_eq!(
             heuristic,
