@@ -122,13 +122,16 @@ fn run(case: &str) {
             }
         }
         "all-live-gap" => {
-            // A gap makes the blocks more than intervals: the pairs are listed.
-            let tensors = all_live(2000);
-            let gaps = [LifetimeGap::new(3, 1, 1).with_window(Some((0, 8)))];
-            let problem = PlanProblem::new(&tensors).with_gaps(&gaps);
-            for ms in [100, 1000] {
-                let name = "all-live 2000, one gap";
-                measure(name, &problem, &options(Strategy::Search, ms));
+            // A gap makes its block more than an interval: that block's
+            // pairs are listed, the others found from the spans.
+            for n in [2_000, 10_000] {
+                let tensors = all_live(n);
+                let gaps = [LifetimeGap::new(3, 1, 1).with_window(Some((0, 8)))];
+                let problem = PlanProblem::new(&tensors).with_gaps(&gaps);
+                for ms in [100, 1000] {
+                    let name = format!("all-live {n}, one gap");
+                    measure(&name, &problem, &options(Strategy::Search, ms));
+                }
             }
         }
         "capacity" => {
@@ -208,6 +211,7 @@ struct Series {
 enum Constraint {
     Fixed(Vec<Option<usize>>),
     Alignments(Vec<usize>),
+    Gaps(Vec<LifetimeGap>),
 }
 
 fn report(path: &str) {
@@ -234,6 +238,16 @@ fn report(path: &str) {
                 let mut alignments = vec![1; t.len()];
                 alignments[0] = 2;
                 Constraint::Alignments(alignments)
+            },
+        },
+        Series {
+            name: "all live (every buffer live at node 0)",
+            constraint: "one gap (buffer 3 keeps 8 of its bytes at node 1)",
+            sizes: &[2_500, 5_000, 10_000, 20_000, 40_000, 80_000],
+            target: Some((10_000, 2.0)),
+            tensors: all_live,
+            constrain: |_| {
+                Constraint::Gaps(vec![LifetimeGap::new(3, 1, 1).with_window(Some((0, 8)))])
             },
         },
         Series {
@@ -273,6 +287,7 @@ fn report(path: &str) {
                         PlanProblem::new(&tensors).with_fixed_offsets(fixed)
                     }
                     Constraint::Alignments(a) => PlanProblem::new(&tensors).with_alignments(a),
+                    Constraint::Gaps(gaps) => PlanProblem::new(&tensors).with_gaps(gaps),
                 };
                 let free = PlanProblem::new(&tensors);
                 let options = options(strategy, 2000);

@@ -63,6 +63,12 @@ pub(super) struct Model {
     /// above `b` needs `o_c - o_b >= size_b`, so the planners find the
     /// pairs from the spans and compute their separations on demand.
     pub(super) neighbours: Option<Vec<Vec<Neighbour>>>,
+    /// Without `neighbours`, each block's conflicting neighbours in the
+    /// pairs of which one block at least is not an interval (gaps, windows,
+    /// a reuse group's profile): those pairs listed, the interval pairs
+    /// found from the spans. Empty with `neighbours`, or when every block is
+    /// an interval.
+    pub(super) irregular: Vec<Vec<Neighbour>>,
     pub(super) capacity: Option<i128>,
 }
 
@@ -298,34 +304,47 @@ impl Model {
         }
         drop(gaps);
         check_fixed(&blocks, &fixed_by)?;
-        let intervals = blocks.iter().all(|b| match b.pieces[..] {
-            [] => true,
-            [p] => p.lo == 0 && p.hi == b.size,
-            _ => false,
-        });
-        let listed = if intervals {
-            let pairs = interval_pairs(&blocks)?;
-            let (entries, squared) = (
-                pairs.saturating_mul(2),
-                blocks.len().saturating_mul(blocks.len()),
-            );
-            let dense = entries > SMALL_ENTRIES && pairs.saturating_mul(DENSE) >= squared;
-            let many = entries > LIST_ENTRIES && pairs.saturating_mul(64) >= squared;
-            !(dense || many)
+        // Dense spans are not listed: the interval pairs among them are
+        // found from the spans, and only the pairs with a block that is not
+        // an interval are listed (all of them, where every block has gaps).
+        let pairs = interval_pairs(&blocks)?;
+        let (entries, squared) = (
+            pairs.saturating_mul(2),
+            blocks.len().saturating_mul(blocks.len()),
+        );
+        let dense = entries > SMALL_ENTRIES && pairs.saturating_mul(DENSE) >= squared;
+        let many = entries > LIST_ENTRIES && pairs.saturating_mul(64) >= squared;
+        let (neighbours, irregular) = if dense || many {
+            let irregular = if blocks.iter().all(is_interval) {
+                Vec::new()
+            } else {
+                irregular_conflicts(&blocks)?
+            };
+            (None, irregular)
         } else {
-            true
-        };
-        let neighbours = if listed {
-            Some(conflicts(&blocks)?)
-        } else {
-            None
+            (Some(conflicts(&blocks)?), Vec::new())
         };
         Ok(Model {
             blocks,
             block_of,
             neighbours,
+            irregular,
             capacity: problem.capacity.map(|c| c as i128),
         })
+    }
+
+    /// Whether block `b` is a plain interval (or has no pieces): one piece
+    /// over its whole size, its pairs found from the spans when not listed.
+    #[inline]
+    pub(super) fn is_interval(&self, b: usize) -> bool {
+        is_interval(&self.blocks[b])
+    }
+
+    /// Block `b`'s listed neighbours of [`Model::irregular`] (none where
+    /// nothing is listed there).
+    #[inline]
+    pub(super) fn irregular_of(&self, b: usize) -> &[Neighbour] {
+        self.irregular.get(b).map_or(&[], Vec::as_slice)
     }
 
     /// Block `b`'s time span `[start, end)`; empty for a block with no
@@ -548,6 +567,74 @@ fn interval_pairs(blocks: &[Block]) -> Result<usize, PlanError> {
         pairs = pairs.saturating_add(k - ended);
     }
     Ok(pairs)
+}
+
+/// Whether `block` is one piece over its whole size, or has no pieces.
+fn is_interval(block: &Block) -> bool {
+    match block.pieces[..] {
+        [] => true,
+        [p] => p.lo == 0 && p.hi == block.size,
+        _ => false,
+    }
+}
+
+/// Every conflicting pair of which one block at least is not an interval,
+/// as lists by block: each such block against every block whose span
+/// meets its own. Counted first, refused when the machine cannot back
+/// them, and stored in lists allocated once.
+///
+/// Time `O(k n)` for `k` blocks that are not intervals; space `O(n + E_k)`
+/// for the `E_k` pairs listed.
+pub(super) fn irregular_conflicts(blocks: &[Block]) -> Result<Vec<Vec<Neighbour>>, PlanError> {
+    let mut order: Vec<usize> =
+        fallible::collect_growing((0..blocks.len()).filter(|&b| !blocks[b].pieces.is_empty()))?;
+    order.sort_unstable_by_key(|&b| (span_of(&blocks[b]).0, b));
+    let sweep = |visit: &mut dyn FnMut(usize, usize, i128, i128)| {
+        for &a in order.iter().filter(|&&a| !is_interval(&blocks[a])) {
+            let (start, end) = span_of(&blocks[a]);
+            let starting_before_end = order.partition_point(|&c| span_of(&blocks[c]).0 < end);
+            for &c in &order[..starting_before_end] {
+                // A pair of two such blocks is visited from its lower one.
+                let once = is_interval(&blocks[c]) || c > a;
+                if c == a || !once || span_of(&blocks[c]).1 <= start {
+                    continue;
+                }
+                if let Some((up, down)) = separation(&blocks[a].pieces, &blocks[c].pieces) {
+                    visit(a, c, up, down);
+                }
+            }
+        }
+    };
+    let mut count = fallible::filled(blocks.len(), 0usize)?;
+    sweep(&mut |a, c, _, _| {
+        count[a] += 1;
+        count[c] += 1;
+    });
+    let entries = count.iter().fold(0usize, |sum, &c| sum.saturating_add(c));
+    let bytes = entries
+        .saturating_mul(core::mem::size_of::<Neighbour>())
+        .saturating_add(
+            blocks
+                .len()
+                .saturating_mul(core::mem::size_of::<Vec<Neighbour>>()),
+        );
+    fallible::refuse_above_half_available(bytes)?;
+    let mut lists: Vec<Vec<Neighbour>> = fallible::with_capacity(blocks.len())?;
+    for &c in &count {
+        lists.push(fallible::with_capacity(c)?);
+    }
+    drop(count);
+    // Every list has exactly the room its pairs take: these pushes never
+    // reallocate.
+    sweep(&mut |a, c, up, down| {
+        lists[a].push(Neighbour { other: c, up, down });
+        lists[c].push(Neighbour {
+            other: a,
+            up: down,
+            down: up,
+        });
+    });
+    Ok(lists)
 }
 
 /// Every conflicting pair, found by a sweep over the blocks' time spans.

@@ -14,7 +14,7 @@
 
 use std::time::Instant;
 
-use super::normalise::Model;
+use super::normalise::{Model, Neighbour};
 use super::{align_up, hint_can_be_taken, try_room};
 use crate::error::PlanError;
 use crate::input::TensorLifetime;
@@ -99,7 +99,8 @@ impl Placement {
         if !indexable || reach > usize::MAX as i128 {
             return Placement::new(model);
         }
-        let in_index = |b: usize| blocks[b].size > 0 && !blocks[b].pieces.is_empty();
+        let in_index =
+            |b: usize| blocks[b].size > 0 && !blocks[b].pieces.is_empty() && model.is_interval(b);
         let fixed = (0..n).filter(|&b| blocks[b].fixed.is_some() && in_index(b));
         let free = order
             .iter()
@@ -154,7 +155,10 @@ impl Placement {
                 let range = (offset as usize, (offset + model.blocks[b].size) as usize);
                 indexed.index.insert(step, range, indexed.smallest)?;
             }
-        } else if model.neighbours.is_none() && !model.blocks[b].pieces.is_empty() {
+        } else if model.neighbours.is_none()
+            && !model.blocks[b].pieces.is_empty()
+            && model.is_interval(b)
+        {
             let (start, finish) = model.span(b);
             let entry = PlacedInterval {
                 offset,
@@ -190,39 +194,66 @@ impl Placement {
         let block = &model.blocks[b];
         let align = block.align;
         let hint = hint.filter(|&h| hint_can_be_taken(h, align, block.size, model.capacity));
-        if let Some(indexed) = &mut self.indexed {
-            return indexed.lowest(model, b, hint);
-        }
-        let Some(lists) = &model.neighbours else {
-            return Ok(self.lowest_by_scan(model, b, hint));
-        };
         let forbidden = &mut self.forbidden;
         forbidden.clear();
-        // Room for every neighbour, so that the pushes below never reallocate.
-        try_room(forbidden, lists[b].len())?;
-        for nb in &lists[b] {
-            let o = self.at[nb.other];
-            if o != UNPLACED {
-                // `o_b` may not lie strictly inside (o - up, o + down).
-                forbidden.push((o - nb.up, o + nb.down));
+        let at = &self.at;
+        // `o_b` may not lie strictly inside (o - up, o + down) for a placed
+        // neighbour at `o`.
+        fn placed<'a>(
+            at: &'a [i128],
+            list: &'a [Neighbour],
+        ) -> impl Iterator<Item = (i128, i128)> + 'a {
+            list.iter()
+                .filter(|nb| at[nb.other] != UNPLACED)
+                .map(|nb| (at[nb.other] - nb.up, at[nb.other] + nb.down))
+        }
+        if let Some(lists) = &model.neighbours {
+            // Room for every neighbour, so that the pushes never reallocate.
+            try_room(forbidden, lists[b].len())?;
+            forbidden.extend(placed(at, &lists[b]));
+            return Ok(lowest_outside(forbidden, hint, align));
+        }
+        // Without lists: the pairs with a block that is not an interval are
+        // listed, the others found by the index or the scan.
+        let listed = model.irregular_of(b);
+        try_room(forbidden, listed.len())?;
+        forbidden.extend(placed(at, listed));
+        if !model.is_interval(b) {
+            // Every pair of `b` is listed.
+            return Ok(lowest_outside(forbidden, hint, align));
+        }
+        if forbidden.is_empty() {
+            return match &mut self.indexed {
+                Some(indexed) => indexed.lowest(model, b, hint),
+                None => Ok(self.lowest_by_scan(model, b, hint)),
+            };
+        }
+        // Listed and interval pairs together: the interval blocks' byte
+        // ranges `[s, e)` forbid `(s - size_b, e)`.
+        let size = block.size;
+        match &mut self.indexed {
+            Some(indexed) if indexed.step_of[b] != usize::MAX => {
+                indexed
+                    .index
+                    .conflict_union(indexed.step_of[b], &mut indexed.union)?;
+                try_room(forbidden, indexed.union.len())?;
+                forbidden.extend(
+                    indexed
+                        .union
+                        .iter()
+                        .map(|&(s, e)| (s as i128 - size, e as i128)),
+                );
+            }
+            Some(_) => {}
+            None => {
+                let (start, finish) = model.span(b);
+                let meets = |e: &&PlacedInterval| e.start < finish && start < e.finish;
+                let scanned = self.by_offset.iter().filter(meets);
+                try_room(forbidden, scanned.clone().count())?;
+                forbidden.extend(scanned.map(|e| (e.offset - size, e.end)));
             }
         }
-        if let Some(h) = hint {
-            if forbidden.iter().all(|&(lo, hi)| h <= lo || h >= hi) {
-                return Ok(h);
-            }
-        }
-        forbidden.sort_unstable();
-        let mut x = 0;
-        for &(lo, hi) in forbidden.iter() {
-            if lo >= x {
-                break;
-            }
-            if x < hi {
-                x = align_up(hi, align);
-            }
-        }
-        Ok(x)
+        Ok(lowest_outside(forbidden, hint, align))
     }
 
     /// [`Placement::lowest`] for interval blocks without lists: the placed
@@ -254,6 +285,28 @@ impl Placement {
         }
         x
     }
+}
+
+/// The lowest offset, a multiple of `align`, strictly inside none of the
+/// open ranges `forbidden` (reordered here), or `hint` when it is inside
+/// none.
+fn lowest_outside(forbidden: &mut [(i128, i128)], hint: Option<i128>, align: i128) -> i128 {
+    if let Some(h) = hint {
+        if forbidden.iter().all(|&(lo, hi)| h <= lo || h >= hi) {
+            return h;
+        }
+    }
+    forbidden.sort_unstable();
+    let mut x = 0;
+    for &(lo, hi) in forbidden.iter() {
+        if lo >= x {
+            break;
+        }
+        if x < hi {
+            x = align_up(hi, align);
+        }
+    }
+    x
 }
 
 impl Indexed {
@@ -379,8 +432,9 @@ pub(super) fn greedy(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
 }
 
 /// Each block's weight: the sizes of the blocks it conflicts with. Without
-/// lists (interval blocks) the sum is over the blocks starting before its
-/// end, less those ending by its start, less itself: two prefix sums.
+/// lists the sum over interval blocks is over those starting before its
+/// end, less those ending by its start, less itself: two prefix sums; the
+/// pairs with a block that is not an interval are listed.
 ///
 /// Time `O(n + E)` with lists, `O(n log n)` without; space `O(n)`.
 fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
@@ -394,7 +448,8 @@ fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
                 .map(|list| list.iter().map(|nb| blocks[nb.other].size).sum()),
         );
     }
-    let with = (0..n).filter(|&b| !blocks[b].pieces.is_empty());
+    // The interval blocks' spans; the pairs with another block are listed.
+    let with = (0..n).filter(|&b| !blocks[b].pieces.is_empty() && model.is_interval(b));
     let count = with.clone().count();
     let mut starts: Vec<(i128, i128)> = fallible::collect(
         count,
@@ -424,11 +479,16 @@ fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
     fallible::collect(
         n,
         (0..n).map(|b| {
-            if blocks[b].pieces.is_empty() {
-                return 0;
+            let listed: i128 = model
+                .irregular_of(b)
+                .iter()
+                .map(|nb| blocks[nb.other].size)
+                .sum();
+            if blocks[b].pieces.is_empty() || !model.is_interval(b) {
+                return listed;
             }
             let (start, end) = model.span(b);
-            sum_below(&starts, end, false) - sum_below(&ends, start, true) - blocks[b].size
+            listed + sum_below(&starts, end, false) - sum_below(&ends, start, true) - blocks[b].size
         }),
     )
 }

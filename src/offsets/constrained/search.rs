@@ -236,6 +236,13 @@ impl State<'_> {
                 }
             }
             None => {
+                // The listed pairs (a block that is not an interval), then
+                // the interval pairs from the spans.
+                for (b, list) in model.irregular.iter().enumerate() {
+                    for nb in list.iter().filter(|nb| nb.other > b) {
+                        consider(b, nb);
+                    }
+                }
                 for (k, &b) in by_start.iter().enumerate() {
                     let end = model.span(b).1;
                     for &c in by_start[k + 1..]
@@ -303,10 +310,10 @@ pub(super) fn improve(
             moving.all(|b| b.align == first)
         },
     };
-    // Without lists, the blocks with bytes in start order, for the pair
-    // scan of every node.
+    // Without lists, the interval blocks with bytes in start order, for the
+    // pair scan of every node.
     let by_start: Vec<usize> = if model.neighbours.is_none() {
-        let with = (0..n).filter(|&b| !model.blocks[b].pieces.is_empty());
+        let with = (0..n).filter(|&b| !model.blocks[b].pieces.is_empty() && model.is_interval(b));
         let mut order: Vec<usize> = fallible::collect(with.clone().count(), with)?;
         order.sort_unstable_by_key(|&b| (model.span(b).0, b));
         order

@@ -3,8 +3,8 @@
 //! The lists are checked against brute force in `tests/constraints.rs`;
 //! here every plan is also checked pairwise, from the tensors alone.
 
-use super::normalise::Model;
-use super::{bound, place, search, PlanProblem};
+use super::normalise::{irregular_conflicts, Model};
+use super::{bound, place, search, LifetimeGap, PlanProblem, Reuse};
 use crate::input::TensorLifetime;
 use crate::offsets::SearchBudget;
 use crate::rng::XorShift;
@@ -195,4 +195,120 @@ fn dense_interval_blocks_placed_through_the_index_are_placed_as_with_lists() {
         }
     }
     assert!(indexed >= 8, "{indexed}");
+}
+
+#[test]
+fn gaps_and_reuse_without_lists_of_the_interval_pairs_plan_as_with_every_pair_listed() {
+    let mut rng = XorShift(0x5EED_1234_ABCD_0003);
+    let mut mixed_models = 0;
+    for case in 0..400 {
+        let n = 2 + rng.below(8);
+        let tensors: Vec<TensorLifetime> = (0..n)
+            .map(|_| {
+                let first = rng.below(6);
+                let size = if rng.below(8) == 0 {
+                    0
+                } else {
+                    1 + rng.below(9)
+                };
+                TensorLifetime::new(size, first, first + rng.below(5))
+            })
+            .collect();
+        let alignments: Vec<usize> = (0..n).map(|_| [1, 1, 2, 4][rng.below(4)]).collect();
+        let fixed: Vec<Option<usize>> = (0..n)
+            .map(|_| (rng.below(6) == 0).then(|| 4 * rng.below(3)))
+            .collect();
+        let hints: Vec<Option<usize>> = (0..n)
+            .map(|_| (rng.below(3) == 0).then(|| rng.below(12)))
+            .collect();
+        let mut gaps = Vec::new();
+        for (t, tensor) in tensors.iter().enumerate() {
+            if tensor.last_use > tensor.first_use && rng.below(3) == 0 {
+                let first = tensor.first_use + 1 + rng.below(tensor.last_use - tensor.first_use);
+                let last = first + rng.below(tensor.last_use - first + 1);
+                let window = (rng.below(2) == 0).then(|| {
+                    let lo = rng.below(tensor.size + 1);
+                    (lo, lo + rng.below(tensor.size - lo + 1))
+                });
+                gaps.push(LifetimeGap::new(t, first, last).with_window(window));
+            }
+        }
+        let mut reuses = Vec::new();
+        for t in 1..n {
+            let r = rng.below(t);
+            if rng.below(6) == 0 && tensors[t].size <= tensors[r].size {
+                reuses.push(Reuse::new(t, r));
+            }
+        }
+        let total: usize = tensors.iter().map(|t| t.size).sum();
+        let capacity = (rng.below(3) == 0).then(|| total / 2 + rng.below(total + 1));
+        let problem = PlanProblem::new(&tensors)
+            .with_alignments(&alignments)
+            .with_fixed_offsets(&fixed)
+            .with_hints(&hints)
+            .with_gaps(&gaps)
+            .with_reuses(&reuses)
+            .with_capacity(capacity);
+        let Ok(listed) = Model::new(&problem, 1) else {
+            continue;
+        };
+        if listed.fixed_past_capacity() || listed.neighbours.is_none() {
+            continue;
+        }
+        // The interval pairs from the spans, the others listed.
+        let mut mixed = Model::new(&problem, 1).unwrap();
+        mixed.neighbours = None;
+        mixed.irregular = irregular_conflicts(&mixed.blocks).unwrap();
+        mixed_models += usize::from(!mixed.irregular.iter().all(Vec::is_empty));
+        let tag = format!("case {case}: {problem:?}");
+        let lower = bound::lower_bound(&listed).unwrap();
+        assert_eq!(lower, bound::lower_bound(&mixed).unwrap(), "{tag}");
+        let greedy = place::greedy(&listed).unwrap();
+        assert_eq!(greedy, place::greedy(&mixed).unwrap(), "{tag}");
+        let heuristic = place::heuristic(&listed, lower, None).unwrap();
+        assert_eq!(
+            heuristic,
+            place::heuristic(&mixed, lower, None).unwrap(),
+            "{tag}"
+        );
+        let budget = SearchBudget {
+            time: None,
+            nodes: None,
+        };
+        let a = search::improve(
+            &listed,
+            heuristic.clone(),
+            lower,
+            &budget,
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+        let b = search::improve(&mixed, heuristic, lower, &budget, None, &mut |_| {}).unwrap();
+        assert!(a.exhausted && b.exhausted, "{tag}");
+        assert_eq!(a.lower_bound, b.lower_bound, "{tag}");
+        let arena = |plan: &[i128]| {
+            (0..plan.len())
+                .filter(|&k| listed.blocks[k].size > 0)
+                .map(|k| plan[k] + listed.blocks[k].size)
+                .max()
+                .unwrap_or(0)
+        };
+        assert_eq!(
+            a.offsets.as_deref().map(arena),
+            b.offsets.as_deref().map(arena),
+            "{tag}"
+        );
+        // Every pair of the full lists is kept apart by the mixed model's
+        // plans.
+        let lists = listed.neighbours.as_ref().unwrap();
+        for plan in [&greedy, &b.offsets].into_iter().flatten() {
+            for (k, list) in lists.iter().enumerate() {
+                for nb in list {
+                    assert!(Model::apart(nb, plan[k], plan[nb.other]), "{tag}: {plan:?}");
+                }
+            }
+        }
+    }
+    assert!(mixed_models > 100, "{mixed_models}");
 }
