@@ -11,7 +11,12 @@
 //! all current keys (every other entry is at least it and at most its
 //! tensor's current key): the rule's choice. Otherwise the entry is stale
 //! and goes back with the current floor. Each unplaced tensor has exactly
-//! one entry, so the heap never holds more than `n`.
+//! one entry, so the heap never holds more than `n`. The heap is kept by
+//! floor level: the keys of the least floor are sorted by rank once, when
+//! that level is reached, and with conflict lists their stale keys are
+//! found then too, so the level's pops are fresh; the tensors of a level
+//! are known before they are placed, and their lists are asked of the
+//! cache ahead, so that those misses overlap.
 //!
 //! Every tensor starts at floor 0 in rank order, and every raised floor is
 //! above 0 (sizes are positive): the entries `(0, r)` are walked in rank
@@ -31,7 +36,8 @@
 //! # Complexity
 //!
 //! `O((n + s) log n)` heap work for `s` stale entries (at most one per
-//! floor increase), plus the [`Floors`]' reads and raises.
+//! floor increase), the sorts of the levels included, plus the
+//! [`Floors`]' reads and raises.
 
 use std::time::Instant;
 
@@ -39,6 +45,7 @@ use super::{Key, CLOCK_PERIOD};
 use crate::error::PlanError;
 use crate::offsets::conflicts::{Conflicts, Sections};
 use crate::sys::fallible;
+use crate::sys::pages::prefetch;
 
 /// Where the floors of the unplaced tensors come from. Floors are in units
 /// (the gcd of the sizes).
@@ -49,6 +56,11 @@ pub(super) trait Floors {
     fn floor(&mut self, p: usize) -> usize;
     /// Position `p` is placed with its top at `end` units.
     fn place(&mut self, p: usize, end: usize);
+    /// Asks the cache for what [`Floors::floor`] and [`Floors::place`] will
+    /// read of position `p`, in two stages: `first` asks for what the
+    /// second stage reads (a hint only; the second stage is best asked for
+    /// a step after the first).
+    fn prefetch(&self, _p: usize, _first: bool) {}
 }
 
 /// A placer's floors, heap and offsets, borrowed together.
@@ -74,6 +86,11 @@ pub(super) struct Placement<'s, K> {
     /// setting `stopped`.
     pub(super) stale_limit: usize,
     pub(super) stopped: &'s mut bool,
+    /// Whether a level's stale entries are found as the level fills rather
+    /// than as they pop ([`RadixHeap::pop`]): the same plan, and the same
+    /// number of stale entries once a placement finishes, but not where it
+    /// stops early. For callers that neither limit nor count them then.
+    pub(super) refresh: bool,
 }
 
 /// Places every tensor of `order` by the lowest-floor rule; returns the
@@ -96,6 +113,7 @@ pub(super) fn place<K: Key>(
         bound,
         stale: at.stale_limit,
         deadline,
+        refresh: at.refresh,
     };
     let (arena, stale, stopped) = run(
         floors, at.heap, at.sizes, at.items, at.unit, at.offsets, order, limits,
@@ -105,20 +123,25 @@ pub(super) fn place<K: Key>(
     Ok(arena)
 }
 
-/// A radix heap of [`Key`]s: a min-heap for keys that never go below the
-/// last one popped, as the lowest-floor rule's are. Bucket `b` holds the
-/// keys whose highest bit differing from the last popped key is bit
-/// `b - 1`; a pop empties the lowest non-empty bucket into lower ones
-/// around its least key. Each key moves down at most [`Key::BITS`] times,
-/// and usually once or twice: `O(1)` amortised per push and pop in
-/// practice, with no comparisons along a tree.
+/// A radix heap of [`Key`]s by floor level: a min-heap for keys whose
+/// floors never go below the last level popped, as the lowest-floor rule's
+/// are. Bucket `b` holds the keys whose floor's highest bit differing from
+/// the current level is bit `b - 1`; bucket 0 is the current level, sorted
+/// by rank once when it is filled (a key pushed later is at a higher floor,
+/// since sizes are positive, so the level stays sorted). When the level is
+/// empty the lowest non-empty bucket is spread into lower ones around its
+/// least floor. Each key moves down at most once per bit of the floors,
+/// usually once or twice, and keys that differ only by rank never move
+/// apart: `O(1)` amortised per push and pop in practice, plus the sort of
+/// each level.
 ///
 /// Each key travels with its tensor's position, so that a pop needs no
 /// look-up of the rank in the ordering (a cache miss per pop on large
 /// tables, where pops come in floor order, not rank order).
 pub(super) struct RadixHeap<K> {
     buckets: Vec<Vec<(K, usize)>>,
-    last: K,
+    /// The floor of the current level.
+    level: usize,
     len: usize,
 }
 
@@ -126,57 +149,102 @@ impl<K: Key> Default for RadixHeap<K> {
     fn default() -> Self {
         RadixHeap {
             buckets: Vec::new(),
-            last: K::ZERO,
+            level: 0,
             len: 0,
         }
     }
 }
 
+/// The bit length of `a ^ b` (0 when equal): the bucket of floor `a` in a
+/// [`RadixHeap`] at level `b`.
+fn distance(a: usize, b: usize) -> usize {
+    (usize::BITS - (a ^ b).leading_zeros()) as usize
+}
+
 impl<K: Key> RadixHeap<K> {
-    /// Empties the heap; its last key back to the least.
+    /// Empties the heap; its level back to 0.
     fn clear(&mut self) {
         for bucket in &mut self.buckets {
             bucket.clear();
         }
-        self.last = K::ZERO;
+        self.level = 0;
         self.len = 0;
     }
 
-    /// Adds `key` of position `p`, at least the last key popped. Errors:
-    /// [`PlanError::OutOfMemory`].
+    /// Adds `key` of position `p`; its floor is above the current level, or
+    /// the level has not been popped yet. Errors: [`PlanError::OutOfMemory`].
     fn push(&mut self, key: K, p: usize) -> Result<(), PlanError> {
         if self.buckets.is_empty() {
-            self.buckets = fallible::collect(K::BITS + 1, (0..=K::BITS).map(|_| Vec::new()))?;
+            let count = usize::BITS as usize + 1;
+            self.buckets = fallible::collect(count, (0..count).map(|_| Vec::new()))?;
         }
-        fallible::push(&mut self.buckets[key.distance(self.last)], (key, p))?;
+        fallible::push(
+            &mut self.buckets[distance(key.floor(), self.level)],
+            (key, p),
+        )?;
         self.len += 1;
         Ok(())
     }
 
-    /// Removes and returns the least key and its position. Errors:
-    /// [`PlanError::OutOfMemory`].
-    fn pop(&mut self) -> Result<Option<(K, usize)>, PlanError> {
-        if self.len == 0 {
-            return Ok(None);
-        }
-        if self.buckets[0].is_empty() {
+    /// Removes and returns the least key and its position. With `refresh`,
+    /// a level's keys are checked as it fills: a key below its tensor's
+    /// current floor, `refresh(p)`, is stale and goes straight back at that
+    /// floor (counted in `stale`), so the level's sort and pops see fresh
+    /// keys only. Errors: [`PlanError::OutOfMemory`].
+    fn pop(
+        &mut self,
+        mut refresh: Option<&mut dyn FnMut(usize) -> usize>,
+        stale: &mut usize,
+    ) -> Result<Option<(K, usize)>, PlanError> {
+        while self.buckets.first().is_some_and(Vec::is_empty) {
             let Some(b) = (1..self.buckets.len()).find(|&b| !self.buckets[b].is_empty()) else {
                 return Ok(None);
             };
             let mut moving = std::mem::take(&mut self.buckets[b]);
-            self.last = moving.iter().map(|e| e.0).min().unwrap_or(self.last);
-            // Every key of bucket `b` differs from the new last key below
-            // bit `b - 1`: it goes to a lower bucket.
-            for &entry in &moving {
-                fallible::push(&mut self.buckets[entry.0.distance(self.last)], entry)?;
+            self.level = moving
+                .iter()
+                .map(|e| e.0.floor())
+                .min()
+                .unwrap_or(self.level);
+            // Every floor of bucket `b` differs from the new level below bit
+            // `b - 1`: it goes to a lower bucket, or, refreshed, to its
+            // floor's (not below the level).
+            for &(key, p) in &moving {
+                let mut entry = (key, p);
+                if let Some(refresh) = refresh.as_mut() {
+                    if key.floor() == self.level {
+                        let floor = refresh(p);
+                        if floor > key.floor() {
+                            *stale += 1;
+                            entry = (K::new(floor, key.rank()), p);
+                        }
+                    }
+                }
+                let at = distance(entry.0.floor(), self.level);
+                fallible::push(&mut self.buckets[at], entry)?;
             }
             moving.clear();
             self.buckets[b] = moving;
+            // The level's least rank last, where it pops.
+            self.buckets[0].sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         }
-        self.len -= 1;
-        Ok(self.buckets[0].pop())
+        let entry = self.buckets.first_mut().and_then(Vec::pop);
+        self.len -= usize::from(entry.is_some());
+        Ok(entry)
+    }
+
+    /// The position that the `k`-th pop from now (0: the next) returns, if
+    /// the current level holds it.
+    fn ahead(&self, k: usize) -> Option<usize> {
+        let level = self.buckets.first()?;
+        let at = level.len().checked_sub(k + 1)?;
+        Some(level[at].1)
     }
 }
+
+/// How many tensors ahead of the one in hand the cursor asks the cache for
+/// their conflict lists.
+const PREFETCH_DISTANCE: usize = 4;
 
 /// Where a placement stops.
 struct Limits {
@@ -186,6 +254,8 @@ struct Limits {
     stale: usize,
     /// Once it has passed.
     deadline: Option<Instant>,
+    /// Whether stale entries are found as a level fills.
+    refresh: bool,
 }
 
 /// The loop of [`place`] on its heap; the arena (or `None`) and the number
@@ -205,6 +275,7 @@ fn run<K: Key>(
         bound,
         stale: stale_limit,
         deadline,
+        refresh,
     } = limits;
     let n = order.len();
     let mut cursor = 0;
@@ -222,6 +293,14 @@ fn run<K: Key>(
         let (p, floor) = if cursor < n {
             let r = cursor;
             cursor += 1;
+            // Lists ahead, so that their cache misses overlap.
+            if let Some(&q) = order.get(r + 2 * PREFETCH_DISTANCE) {
+                floors.prefetch(q, true);
+                prefetch(&sizes[q]);
+            }
+            if let Some(&q) = order.get(r + PREFETCH_DISTANCE) {
+                floors.prefetch(q, false);
+            }
             let p = order[r];
             let floor = floors.floor(p);
             if floor > 0 {
@@ -230,9 +309,37 @@ fn run<K: Key>(
             }
             (p, 0)
         } else {
-            let Some((least, p)) = heap.pop()? else {
+            let popped = if refresh {
+                // A level fills with the tensors to place next: ask for
+                // their lists' places as their floors are read.
+                let mut refresh = |q: usize| {
+                    floors.prefetch(q, true);
+                    prefetch(&sizes[q]);
+                    floors.floor(q)
+                };
+                heap.pop(Some(&mut refresh), &mut stale)?
+            } else {
+                heap.pop(None, &mut stale)?
+            };
+            let Some((least, p)) = popped else {
                 break;
             };
+            if refresh {
+                // Their lists' places were asked for as the level filled.
+                for k in 0..2 {
+                    if let Some(q) = heap.ahead(k) {
+                        floors.prefetch(q, false);
+                    }
+                }
+            } else {
+                if let Some(q) = heap.ahead(1) {
+                    floors.prefetch(q, true);
+                    prefetch(&sizes[q]);
+                }
+                if let Some(q) = heap.ahead(0) {
+                    floors.prefetch(q, false);
+                }
+            }
             let floor = floors.floor(p);
             if floor > least.floor() {
                 stale += 1;
@@ -277,6 +384,16 @@ impl Floors for ListFloors<'_> {
     }
     fn floor(&mut self, p: usize) -> usize {
         self.floor[p]
+    }
+    fn prefetch(&self, p: usize, first: bool) {
+        if first {
+            if let Some(floor) = self.floor.get(p) {
+                prefetch(floor);
+            }
+            self.conflicts.prefetch_start(p);
+        } else {
+            self.conflicts.prefetch_list(p);
+        }
     }
     fn place(&mut self, p: usize, end: usize) {
         self.floor[p] = PLACED;
