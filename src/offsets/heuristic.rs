@@ -90,6 +90,10 @@ use crate::sys::fallible;
 /// How often a placement reads the clock, in tensors placed.
 const CLOCK_PERIOD: usize = 256;
 
+/// How many tensors ahead of the one in hand a fit rule asks the cache for
+/// their conflict lists.
+const FIT_PREFETCH: usize = 4;
+
 /// Work of the local improvement, in the units of a lowest-floor
 /// placement's cost ([`scan_cost`] or [`heap_cost`]).
 const IMPROVEMENT_WORK: usize = 5_000_000;
@@ -429,6 +433,13 @@ impl<'a> Placer<'a> {
             if k % CLOCK_PERIOD == CLOCK_PERIOD - 1 && deadline.is_some_and(|d| Instant::now() >= d)
             {
                 return Ok(None);
+            }
+            // The lists ahead, so that their cache misses overlap.
+            if let Some(&q) = order.get(k + 2 * FIT_PREFETCH) {
+                self.conflicts.prefetch_start(q);
+            }
+            if let Some(&q) = order.get(k + FIT_PREFETCH) {
+                self.conflicts.prefetch_list(q);
             }
             let offset = self.free_interval(p, rule);
             let end = offset

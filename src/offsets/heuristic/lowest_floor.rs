@@ -124,64 +124,111 @@ pub(super) fn place<K: Key>(
 }
 
 /// A radix heap of [`Key`]s by floor level: a min-heap for keys whose
-/// floors never go below the last level popped, as the lowest-floor rule's
-/// are. Bucket `b` holds the keys whose floor's highest bit differing from
-/// the current level is bit `b - 1`; bucket 0 is the current level, sorted
-/// by rank once when it is filled (a key pushed later is at a higher floor,
-/// since sizes are positive, so the level stays sorted). When the level is
-/// empty the lowest non-empty bucket is spread into lower ones around its
-/// least floor. Each key moves down at most once per bit of the floors,
-/// usually once or twice, and keys that differ only by rank never move
-/// apart: `O(1)` amortised per push and pop in practice, plus the sort of
-/// each level.
+/// floors never go below the current level, as the lowest-floor rule's are.
+/// The level's keys are kept apart, sorted by rank once when the level is
+/// reached (a key pushed later is at a higher floor, since sizes are
+/// positive, so the level stays sorted). Every other key sits in the bucket
+/// of the highest base-[`DIGITS`] digit in which its floor differs from the
+/// level, and of its own value of that digit. When the level is empty, the
+/// least bucket (lowest digit place, then least digit) is spread into lower
+/// places around its least floor; the other buckets stay valid, since the
+/// new level agrees with the old one above that digit. A key moves down at
+/// most once per digit of the floors' range, usually once or twice, and
+/// keys that differ only by rank never move apart: `O(1)` amortised per
+/// push and pop in practice, plus the sort of each level.
 ///
 /// Each key travels with its tensor's position, so that a pop needs no
 /// look-up of the rank in the ordering (a cache miss per pop on large
 /// tables, where pops come in floor order, not rank order).
 pub(super) struct RadixHeap<K> {
+    /// The current level's keys, the least rank last.
+    level_keys: Vec<(K, usize)>,
+    /// Bucket `(place, digit)` at `place * DIGITS + digit`.
     buckets: Vec<Vec<(K, usize)>>,
+    /// For each digit place, a bit per digit whose bucket is not empty.
+    occupied: [u64; PLACES],
     /// The floor of the current level.
     level: usize,
     len: usize,
 }
 
+/// Bits of a digit of the floors in a [`RadixHeap`]: few enough that a
+/// place's buckets are found by one bit mask, many enough that a key moves
+/// down few times.
+const DIGIT_BITS: u32 = 6;
+/// Values of a digit.
+const DIGITS: usize = 1 << DIGIT_BITS;
+/// Digit places of a floor.
+const PLACES: usize = usize::BITS.div_ceil(DIGIT_BITS) as usize;
+
 impl<K: Key> Default for RadixHeap<K> {
     fn default() -> Self {
         RadixHeap {
+            level_keys: Vec::new(),
             buckets: Vec::new(),
+            occupied: [0; PLACES],
             level: 0,
             len: 0,
         }
     }
 }
 
-/// The bit length of `a ^ b` (0 when equal): the bucket of floor `a` in a
-/// [`RadixHeap`] at level `b`.
-fn distance(a: usize, b: usize) -> usize {
-    (usize::BITS - (a ^ b).leading_zeros()) as usize
+/// The bucket of floor `floor` in a [`RadixHeap`] at level `level`: its
+/// place and digit, or `None` on the level itself.
+fn bucket(floor: usize, level: usize) -> Option<(usize, usize)> {
+    let differ = floor ^ level;
+    if differ == 0 {
+        return None;
+    }
+    let place = ((usize::BITS - 1 - differ.leading_zeros()) / DIGIT_BITS) as usize;
+    let digit = (floor >> (place as u32 * DIGIT_BITS)) & (DIGITS - 1);
+    Some((place, digit))
 }
 
 impl<K: Key> RadixHeap<K> {
     /// Empties the heap; its level back to 0.
     fn clear(&mut self) {
-        for bucket in &mut self.buckets {
-            bucket.clear();
+        self.level_keys.clear();
+        for place in 0..PLACES {
+            let mut digits = std::mem::take(&mut self.occupied[place]);
+            while digits != 0 {
+                let digit = digits.trailing_zeros() as usize;
+                digits &= digits - 1;
+                self.buckets[place * DIGITS + digit].clear();
+            }
         }
         self.level = 0;
         self.len = 0;
     }
 
+    /// Files `entry` by its floor. Errors: [`PlanError::OutOfMemory`].
+    #[inline]
+    fn file(&mut self, entry: (K, usize)) -> Result<(), PlanError> {
+        match bucket(entry.0.floor(), self.level) {
+            Some((place, digit)) => {
+                if self.buckets.is_empty() {
+                    let count = PLACES * DIGITS;
+                    self.buckets = fallible::collect(count, (0..count).map(|_| Vec::new()))?;
+                }
+                fallible::push(&mut self.buckets[place * DIGITS + digit], entry)?;
+                self.occupied[place] |= 1 << digit;
+            }
+            None => {
+                // Only before the level is first popped (at 0, where no key
+                // is pushed by the rule); kept sorted all the same.
+                let keys = &mut self.level_keys;
+                let at = keys.partition_point(|e| e.0 > entry.0);
+                fallible::reserve(keys, 1)?;
+                keys.insert(at, entry);
+            }
+        }
+        Ok(())
+    }
+
     /// Adds `key` of position `p`; its floor is above the current level, or
     /// the level has not been popped yet. Errors: [`PlanError::OutOfMemory`].
     fn push(&mut self, key: K, p: usize) -> Result<(), PlanError> {
-        if self.buckets.is_empty() {
-            let count = usize::BITS as usize + 1;
-            self.buckets = fallible::collect(count, (0..count).map(|_| Vec::new()))?;
-        }
-        fallible::push(
-            &mut self.buckets[distance(key.floor(), self.level)],
-            (key, p),
-        )?;
+        self.file((key, p))?;
         self.len += 1;
         Ok(())
     }
@@ -196,19 +243,21 @@ impl<K: Key> RadixHeap<K> {
         mut refresh: Option<&mut dyn FnMut(usize) -> usize>,
         stale: &mut usize,
     ) -> Result<Option<(K, usize)>, PlanError> {
-        while self.buckets.first().is_some_and(Vec::is_empty) {
-            let Some(b) = (1..self.buckets.len()).find(|&b| !self.buckets[b].is_empty()) else {
+        while self.level_keys.is_empty() {
+            let Some(place) = (0..PLACES).find(|&place| self.occupied[place] != 0) else {
                 return Ok(None);
             };
-            let mut moving = std::mem::take(&mut self.buckets[b]);
+            let digit = self.occupied[place].trailing_zeros() as usize;
+            self.occupied[place] &= !(1 << digit);
+            let mut moving = std::mem::take(&mut self.buckets[place * DIGITS + digit]);
             self.level = moving
                 .iter()
                 .map(|e| e.0.floor())
                 .min()
                 .unwrap_or(self.level);
-            // Every floor of bucket `b` differs from the new level below bit
-            // `b - 1`: it goes to a lower bucket, or, refreshed, to its
-            // floor's (not below the level).
+            // Every floor of the bucket agrees with the new level from its
+            // place up: it goes to a lower place, or to the level (or,
+            // refreshed, to its current floor's bucket).
             for &(key, p) in &moving {
                 let mut entry = (key, p);
                 if let Some(refresh) = refresh.as_mut() {
@@ -220,15 +269,19 @@ impl<K: Key> RadixHeap<K> {
                         }
                     }
                 }
-                let at = distance(entry.0.floor(), self.level);
-                fallible::push(&mut self.buckets[at], entry)?;
+                if entry.0.floor() == self.level {
+                    fallible::push(&mut self.level_keys, entry)?;
+                } else {
+                    self.file(entry)?;
+                }
             }
             moving.clear();
-            self.buckets[b] = moving;
+            self.buckets[place * DIGITS + digit] = moving;
             // The level's least rank last, where it pops.
-            self.buckets[0].sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+            self.level_keys
+                .sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         }
-        let entry = self.buckets.first_mut().and_then(Vec::pop);
+        let entry = self.level_keys.pop();
         self.len -= usize::from(entry.is_some());
         Ok(entry)
     }
@@ -236,9 +289,9 @@ impl<K: Key> RadixHeap<K> {
     /// The position that the `k`-th pop from now (0: the next) returns, if
     /// the current level holds it.
     fn ahead(&self, k: usize) -> Option<usize> {
-        let level = self.buckets.first()?;
-        let at = level.len().checked_sub(k + 1)?;
-        Some(level[at].1)
+        let keys = &self.level_keys;
+        let at = keys.len().checked_sub(k + 1)?;
+        Some(keys[at].1)
     }
 }
 
@@ -497,5 +550,80 @@ impl Floors for SectionFloors {
             a >>= 1;
             b >>= 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::XorShift;
+    use std::collections::BTreeSet;
+
+    /// The heap pops the least key each time, as an ordered set does, under
+    /// the rule's use: pushes at floors above the last pop (some far above,
+    /// across many digit places), pops between them, and refreshed levels
+    /// whose stale keys rise; on both key widths.
+    fn pops_like_an_ordered_set<K: Key + std::fmt::Debug>(seed: u64, top_bits: u32) {
+        let mut rng = XorShift(seed);
+        for _ in 0..200 {
+            let mut heap = RadixHeap::<K>::default();
+            heap.clear();
+            let mut oracle: BTreeSet<(K, usize)> = BTreeSet::new();
+            // Each position's current floor; raised while it waits.
+            let mut current: Vec<usize> = Vec::new();
+            let mut level = 0usize;
+            let mut stale = 0;
+            for _ in 0..rng.below(300) {
+                if rng.below(3) > 0 || oracle.is_empty() {
+                    let p = current.len();
+                    let span = 1usize << rng.below(top_bits as usize);
+                    let floor = level + 1 + rng.below(span);
+                    current.push(floor);
+                    let key = K::new(floor, p);
+                    heap.push(key, p).unwrap();
+                    oracle.insert((key, p));
+                } else {
+                    // A waiting position's floor may rise (the heap finds
+                    // it stale when refreshed, the oracle re-keys it).
+                    if rng.below(2) == 0 {
+                        let &(key, p) = oracle.iter().nth(rng.below(oracle.len())).unwrap();
+                        oracle.remove(&(key, p));
+                        let span = 1usize << rng.below(top_bits as usize);
+                        current[p] += 1 + rng.below(span);
+                        oracle.insert((K::new(current[p], p), p));
+                    }
+                    let mut refresh = |p: usize| current[p];
+                    let got = heap.pop(Some(&mut refresh), &mut stale).unwrap();
+                    // Stale keys that were not refreshed pop below their
+                    // tensor's floor: go back, as the rule does.
+                    let mut got = got.unwrap();
+                    while got.0.floor() < current[got.1] {
+                        heap.push(K::new(current[got.1], got.0.rank()), got.1)
+                            .unwrap();
+                        got = heap.pop(Some(&mut refresh), &mut stale).unwrap().unwrap();
+                    }
+                    let least = oracle.pop_first().unwrap();
+                    assert_eq!(got, least);
+                    level = least.0.floor();
+                }
+            }
+            while let Some(least) = oracle.pop_first() {
+                let mut refresh = |p: usize| current[p];
+                let mut got = heap.pop(Some(&mut refresh), &mut stale).unwrap().unwrap();
+                while got.0.floor() < current[got.1] {
+                    heap.push(K::new(current[got.1], got.0.rank()), got.1)
+                        .unwrap();
+                    got = heap.pop(Some(&mut refresh), &mut stale).unwrap().unwrap();
+                }
+                assert_eq!(got, least);
+            }
+            assert_eq!(heap.pop(None, &mut stale).unwrap(), None);
+        }
+    }
+
+    #[test]
+    fn the_heap_pops_like_an_ordered_set() {
+        pops_like_an_ordered_set::<u64>(0x1357_9BDF_2468_ACE0, 30);
+        pops_like_an_ordered_set::<u128>(0x0FED_CBA9_8765_4321, 60);
     }
 }
