@@ -12,7 +12,8 @@
 //! tensor's current key): the rule's choice. Otherwise the entry is stale
 //! and goes back with the current floor. Each unplaced tensor has exactly
 //! one entry, so the heap never holds more than `n`. The heap is kept by
-//! floor level: the keys of the least floor are sorted by rank once, when
+//! floor level (a bucket per small floor, radix buckets above): the keys
+//! of the least floor are sorted by rank once, when
 //! that level is reached, and with conflict lists their stale keys are
 //! found then too, so the level's pops are fresh; the tensors of a level
 //! are known before they are placed, and their lists are asked of the
@@ -108,7 +109,7 @@ pub(super) fn place<K: Key>(
     deadline: Option<Instant>,
 ) -> Result<Option<usize>, PlanError> {
     floors.reset();
-    at.heap.clear();
+    at.heap.clear(order.len())?;
     let limits = Limits {
         bound,
         stale: at.stale_limit,
@@ -137,6 +138,12 @@ pub(super) fn place<K: Key>(
 /// keys that differ only by rank never move apart: `O(1)` amortised per
 /// push and pop in practice, plus the sort of each level.
 ///
+/// The small floors (below [`near_floors`], in units) come first and have a
+/// bucket each, so their keys are filed once and never moved, and the next
+/// level is found by a scan that passes each of them once per placement;
+/// the digit buckets take over past them. Floors are ends of placed
+/// tensors, so on many tables all of them are small.
+///
 /// Each key travels with its tensor's position, so that a pop needs no
 /// look-up of the rank in the ordering (a cache miss per pop on large
 /// tables, where pops come in floor order, not rank order).
@@ -150,6 +157,29 @@ pub(super) struct RadixHeap<K> {
     /// The floor of the current level.
     level: usize,
     len: usize,
+    /// While `near_mode`: the keys of each floor below `near.len()` (but
+    /// the level's), filed once and never moved; keys at or above it wait
+    /// unsorted in `far`, and go to the digit buckets once the near floors
+    /// are passed. Floors are ends of placed tensors, so on many tables
+    /// every floor is near.
+    near: Vec<Vec<(K, usize)>>,
+    far: Vec<(K, usize)>,
+    /// Emptied buffers of passed near floors, for the floors that fill
+    /// next: the buffers held are those of the floors with keys at once,
+    /// not of every floor ever used.
+    spare: Vec<Vec<(K, usize)>>,
+    near_mode: bool,
+    /// The least near floor that may hold keys above the level.
+    scan: usize,
+}
+
+/// The most keys whose room an emptied bucket of a [`RadixHeap`] keeps.
+const KEPT_BUFFER: usize = 1024;
+
+/// Near floors of a [`RadixHeap`] for `n` tensors: few enough that their
+/// empty buckets cost little to allocate and to scan once per placement.
+fn near_floors(n: usize) -> usize {
+    n.saturating_mul(2).saturating_add(64).min(1 << 16)
 }
 
 /// Bits of a digit of the floors in a [`RadixHeap`]: few enough that a
@@ -169,6 +199,11 @@ impl<K: Key> Default for RadixHeap<K> {
             occupied: [0; PLACES],
             level: 0,
             len: 0,
+            near: Vec::new(),
+            far: Vec::new(),
+            spare: Vec::new(),
+            near_mode: false,
+            scan: 0,
         }
     }
 }
@@ -186,8 +221,19 @@ fn bucket(floor: usize, level: usize) -> Option<(usize, usize)> {
 }
 
 impl<K: Key> RadixHeap<K> {
-    /// Empties the heap; its level back to 0.
-    fn clear(&mut self) {
+    /// Empties the heap, for `n` tensors; its level back to 0. Errors:
+    /// [`PlanError::OutOfMemory`].
+    fn clear(&mut self, n: usize) -> Result<(), PlanError> {
+        let floors = near_floors(n);
+        if self.near.len() != floors {
+            self.near = fallible::collect(floors, (0..floors).map(|_| Vec::new()))?;
+        }
+        for keys in &mut self.near {
+            keys.clear();
+        }
+        self.far.clear();
+        self.near_mode = true;
+        self.scan = 0;
         self.level_keys.clear();
         for place in 0..PLACES {
             let mut digits = std::mem::take(&mut self.occupied[place]);
@@ -199,12 +245,27 @@ impl<K: Key> RadixHeap<K> {
         }
         self.level = 0;
         self.len = 0;
+        Ok(())
     }
 
     /// Files `entry` by its floor. Errors: [`PlanError::OutOfMemory`].
     #[inline]
     fn file(&mut self, entry: (K, usize)) -> Result<(), PlanError> {
-        match bucket(entry.0.floor(), self.level) {
+        let floor = entry.0.floor();
+        if self.near_mode && floor != self.level {
+            return match self.near.get_mut(floor) {
+                Some(keys) => {
+                    if keys.capacity() == 0 {
+                        if let Some(buffer) = self.spare.pop() {
+                            *keys = buffer;
+                        }
+                    }
+                    fallible::push(keys, entry)
+                }
+                None => fallible::push(&mut self.far, entry),
+            };
+        }
+        match bucket(floor, self.level) {
             Some((place, digit)) => {
                 if self.buckets.is_empty() {
                     let count = PLACES * DIGITS;
@@ -244,17 +305,44 @@ impl<K: Key> RadixHeap<K> {
         stale: &mut usize,
     ) -> Result<Option<(K, usize)>, PlanError> {
         while self.level_keys.is_empty() {
-            let Some(place) = (0..PLACES).find(|&place| self.occupied[place] != 0) else {
+            if self.len == 0 {
                 return Ok(None);
+            }
+            let (mut moving, from) = if self.near_mode {
+                // The next near floor with keys, else past the near floors.
+                let scan = self.scan;
+                let Some(floor) = (scan..self.near.len()).find(|&f| !self.near[f].is_empty())
+                else {
+                    // Every key left is far: the digit buckets around the
+                    // last level, below all of them, take them.
+                    self.near_mode = false;
+                    self.scan = self.near.len();
+                    let far = std::mem::take(&mut self.far);
+                    for &entry in &far {
+                        self.file(entry)?;
+                    }
+                    self.far = far;
+                    self.far.clear();
+                    continue;
+                };
+                self.level = floor;
+                self.scan = floor + 1;
+                (std::mem::take(&mut self.near[floor]), None)
+            } else {
+                let Some(place) = (0..PLACES).find(|&place| self.occupied[place] != 0) else {
+                    return Ok(None);
+                };
+                let digit = self.occupied[place].trailing_zeros() as usize;
+                self.occupied[place] &= !(1 << digit);
+                let at = place * DIGITS + digit;
+                let moving = std::mem::take(&mut self.buckets[at]);
+                self.level = moving
+                    .iter()
+                    .map(|e| e.0.floor())
+                    .min()
+                    .unwrap_or(self.level);
+                (moving, Some(at))
             };
-            let digit = self.occupied[place].trailing_zeros() as usize;
-            self.occupied[place] &= !(1 << digit);
-            let mut moving = std::mem::take(&mut self.buckets[place * DIGITS + digit]);
-            self.level = moving
-                .iter()
-                .map(|e| e.0.floor())
-                .min()
-                .unwrap_or(self.level);
             // Every floor of the bucket agrees with the new level from its
             // place up: it goes to a lower place, or to the level (or,
             // refreshed, to its current floor's bucket).
@@ -276,7 +364,16 @@ impl<K: Key> RadixHeap<K> {
                 }
             }
             moving.clear();
-            self.buckets[place * DIGITS + digit] = moving;
+            // A bucket's buffer is kept for its next keys, but not a large
+            // one: the buckets' peaks come at different times, and their
+            // sum would be many times the keys held at once.
+            if moving.capacity() > KEPT_BUFFER {
+                moving = Vec::new();
+            }
+            match from {
+                Some(at) => self.buckets[at] = moving,
+                None => fallible::push(&mut self.spare, moving)?,
+            }
             // The level's least rank last, where it pops.
             self.level_keys
                 .sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
@@ -567,7 +664,7 @@ mod tests {
         let mut rng = XorShift(seed);
         for _ in 0..200 {
             let mut heap = RadixHeap::<K>::default();
-            heap.clear();
+            heap.clear(rng.below(200)).unwrap();
             let mut oracle: BTreeSet<(K, usize)> = BTreeSet::new();
             // Each position's current floor; raised while it waits.
             let mut current: Vec<usize> = Vec::new();
