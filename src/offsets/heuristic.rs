@@ -52,7 +52,8 @@
 //! (an integer sort, [`orderings`]). A lowest-floor placement keeps the
 //! unplaced tensors' (floor, rank) keys in a lazy radix heap
 //! ([`lowest_floor`]; a raise is a maximum per conflict, a stale key goes
-//! back on its pop), `O(n + E + s)` for `s` stale keys, or scans them,
+//! back when its level is reached), `O(n + E + s)` for `s` stale keys
+//! (and the sorts of the levels), or scans them,
 //! `O(n² + E)`, whichever costs less for the input (both choose the same
 //! tensor at every step). A fit rule sorts each tensor's placed conflicts
 //! by offset, `O(E log n)` per placement. The improvement does

@@ -37,8 +37,8 @@
 //! # Complexity
 //!
 //! `O((n + s) log n)` heap work for `s` stale entries (at most one per
-//! floor increase), the sorts of the levels included, plus the
-//! [`Floors`]' reads and raises.
+//! floor increase), the sorts of the levels included, plus `O(n)` for the
+//! scan of the small floors' buckets and the [`Floors`]' reads and raises.
 
 use std::time::Instant;
 
