@@ -209,6 +209,25 @@ impl Conflicts {
         &self.list[self.starts[p]..self.starts[p + 1]]
     }
 
+    /// Asks the cache for where position `p`'s list starts; a hint only.
+    pub(crate) fn prefetch_start(&self, p: usize) {
+        if let Some(start) = self.starts.get(p) {
+            crate::sys::pages::prefetch(start);
+        }
+    }
+
+    /// Asks the cache for the two ends of position `p`'s list (reading
+    /// where it starts, best asked for beforehand by
+    /// [`Conflicts::prefetch_start`]); a hint only.
+    pub(crate) fn prefetch_list(&self, p: usize) {
+        if let (Some(&start), Some(&end)) = (self.starts.get(p), self.starts.get(p + 1)) {
+            if start < end && end <= self.list.len() {
+                crate::sys::pages::prefetch(&self.list[start]);
+                crate::sys::pages::prefetch(&self.list[end - 1]);
+            }
+        }
+    }
+
     /// The number of list entries (twice the conflicting pairs).
     pub(crate) fn entries(&self) -> usize {
         self.list.len()

@@ -28,6 +28,9 @@
 //! - *first fit*: the lowest free interval that fits, else on top. The fit
 //!   rules run on the size ordering only, as a guard for other inputs.
 //!
+//! An ordering equal to one already placed is not placed again (its plan
+//! would be the same, and only a smaller arena wins).
+//!
 //! The best of these 12 plans then goes through a local improvement: each
 //! round moves a tensor that reaches the top of the arena to a random earlier
 //! place in the ordering, swaps two random tensors, and places the ordering
@@ -49,7 +52,8 @@
 //! (an integer sort, [`orderings`]). A lowest-floor placement keeps the
 //! unplaced tensors' (floor, rank) keys in a lazy radix heap
 //! ([`lowest_floor`]; a raise is a maximum per conflict, a stale key goes
-//! back on its pop), `O(n + E + s)` for `s` stale keys, or scans them,
+//! back when its level is reached), `O(n + E + s)` for `s` stale keys
+//! (and the sorts of the levels), or scans them,
 //! `O(n² + E)`, whichever costs less for the input (both choose the same
 //! tensor at every step). A fit rule sorts each tensor's placed conflicts
 //! by offset, `O(E log n)` per placement. The improvement does
@@ -86,6 +90,10 @@ use crate::sys::fallible;
 
 /// How often a placement reads the clock, in tensors placed.
 const CLOCK_PERIOD: usize = 256;
+
+/// How many tensors ahead of the one in hand a fit rule asks the cache for
+/// their conflict lists.
+const FIT_PREFETCH: usize = 4;
 
 /// Work of the local improvement, in the units of a lowest-floor
 /// placement's cost ([`scan_cost`] or [`heap_cost`]).
@@ -147,6 +155,7 @@ pub(crate) fn plan_knowing(
     let mut best_order: Vec<usize> = fallible::with_capacity(n)?;
     let mut best_offsets: Vec<usize> = fallible::with_capacity(n)?;
     let mut orders = Orderings::new(tensors, &conflicts.items, &degree, deadline);
+    let mut hashes = [0u64; ORDERINGS];
     'orderings: for k in 0..ORDERINGS {
         // The lowest-floor rule on every ordering (it wins on real problems);
         // the fit rules on the size ordering, as a guard on other inputs.
@@ -161,6 +170,20 @@ pub(crate) fn plan_knowing(
         let Some(order) = orders.order(k)? else {
             break; // out of time
         };
+        // An ordering equal to one placed already (on many inputs keys tie
+        // the same way) would give the same plan, which cannot be smaller:
+        // skip its placement.
+        hashes[k] = order_hash(&order);
+        for j in 0..k {
+            if hashes[j] == hashes[k] {
+                let Some(earlier) = orders.order(j)? else {
+                    break 'orderings; // out of time
+                };
+                if earlier == order {
+                    continue 'orderings;
+                }
+            }
+        }
         for &rule in rules {
             if late() {
                 break 'orderings;
@@ -204,6 +227,14 @@ pub(crate) fn plan_knowing(
         deadline,
     )?;
     spread(tensors.len(), &conflicts.items, best)
+}
+
+/// A hash of `order`, to find orderings equal to earlier ones (equal
+/// hashes are then checked element by element).
+fn order_hash(order: &[usize]) -> u64 {
+    order.iter().fold(order.len() as u64, |h, &p| {
+        (h.rotate_left(5) ^ p as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    })
 }
 
 /// With no placement finished: `None` (out of time), or the empty plan when
@@ -404,6 +435,13 @@ impl<'a> Placer<'a> {
             {
                 return Ok(None);
             }
+            // The lists ahead, so that their cache misses overlap.
+            if let Some(&q) = order.get(k + 2 * FIT_PREFETCH) {
+                self.conflicts.prefetch_start(q);
+            }
+            if let Some(&q) = order.get(k + FIT_PREFETCH) {
+                self.conflicts.prefetch_list(q);
+            }
             let offset = self.free_interval(p, rule);
             let end = offset
                 .checked_add(self.sizes[p])
@@ -490,6 +528,8 @@ impl<'a> Placer<'a> {
                 stale: &mut stale,
                 stale_limit: usize::MAX,
                 stopped: &mut stopped,
+                // The stale entries are neither limited nor counted here.
+                refresh: true,
             },
             order,
             bound,
@@ -602,24 +642,12 @@ fn heap_cost(n: usize, entries: usize) -> usize {
 
 /// A (floor in units, rank) key ordered by floor, then rank.
 trait Key: Copy + Ord {
-    /// Bits of a key.
-    const BITS: usize;
-    /// The least key, (0, 0).
-    const ZERO: Self;
     fn new(floor: usize, rank: usize) -> Self;
     fn floor(self) -> usize;
     fn rank(self) -> usize;
-    /// The bit length of `self ^ other` (0 when equal): the bucket of a
-    /// radix heap whose last key is `other`.
-    fn distance(self, other: Self) -> usize;
 }
 
 impl Key for u64 {
-    const BITS: usize = 64;
-    const ZERO: Self = 0;
-    fn distance(self, other: Self) -> usize {
-        (u64::BITS - (self ^ other).leading_zeros()) as usize
-    }
     fn new(floor: usize, rank: usize) -> Self {
         ((floor as u64) << 24) | rank as u64
     }
@@ -632,11 +660,6 @@ impl Key for u64 {
 }
 
 impl Key for u128 {
-    const BITS: usize = 128;
-    const ZERO: Self = 0;
-    fn distance(self, other: Self) -> usize {
-        (u128::BITS - (self ^ other).leading_zeros()) as usize
-    }
     fn new(floor: usize, rank: usize) -> Self {
         ((floor as u128) << 64) | rank as u128
     }

@@ -26,6 +26,11 @@ use super::{Placement, CLOCK_PERIOD};
 use crate::error::PlanError;
 use crate::offsets::TensorLifetime;
 use crate::sys::fallible;
+use crate::sys::pages::prefetch;
+
+/// How many tensors ahead a placement's setting of the ranks asks the
+/// cache for their nodes.
+const RANK_PREFETCH: usize = 8;
 
 /// A placed (or absent) tensor's floor: above every other.
 const NONE: usize = usize::MAX;
@@ -74,7 +79,10 @@ pub(super) struct FloorTree<'a> {
     /// `(lo + hi) / 2`.
     nodes: Vec<Node>,
     /// Where each tensor's node is.
-    node_of: Vec<usize>,
+    node_of: Vec<u32>,
+    /// By rank in the ordering being placed: the tensor's node and
+    /// position, so that the root's least rank leads to both in one read.
+    by_rank: Vec<(u32, u32)>,
     pub(super) offsets: Vec<usize>,
     pub(super) deadline: Option<Instant>,
     /// Subtrees visited by the current placement, and by the last one that
@@ -84,13 +92,15 @@ pub(super) struct FloorTree<'a> {
 }
 
 /// The aggregates `(least, least_rank, second)` of two sets combined.
+/// Without branches (selects), as its inputs are unpredictable: the
+/// smaller least floor, the least rank among the sets at it, and the second
+/// floor of each set at it with the other's least.
+#[inline(always)]
 fn merge(a: (usize, u32, usize), b: (usize, u32, usize)) -> (usize, u32, usize) {
-    use std::cmp::Ordering::{Equal, Greater, Less};
-    match b.0.cmp(&a.0) {
-        Less => (b.0, b.1, b.2.min(a.0)),
-        Equal => (a.0, a.1.min(b.1), a.2.min(b.2)),
-        Greater => (a.0, a.1, a.2.min(b.0)),
-    }
+    let least = a.0.min(b.0);
+    let rank = |x: (usize, u32, usize)| if x.0 == least { x.1 } else { NO_RANK };
+    let second = |x: (usize, u32, usize)| if x.0 == least { x.2 } else { x.0 };
+    (least, rank(a).min(rank(b)), second(a).min(second(b)))
 }
 
 impl<'a> FloorTree<'a> {
@@ -140,16 +150,18 @@ impl<'a> FloorTree<'a> {
         )?;
         drop(ends);
         build(&mut nodes, 0);
-        let mut node_of = fallible::filled(n, 0)?;
+        let mut node_of = fallible::filled(n, 0u32)?;
         for (v, node) in nodes.iter().enumerate() {
             // The rank is still the position here.
-            node_of[node.rank as usize] = v;
+            // Below n < 2^31.
+            node_of[node.rank as usize] = v as u32;
         }
         Ok(FloorTree {
             sizes,
             items,
             nodes,
             node_of,
+            by_rank: fallible::filled(n, (0, 0))?,
             offsets: fallible::filled(n, 0)?,
             deadline,
             visits: 0,
@@ -313,9 +325,15 @@ impl Placement for FloorTree<'_> {
     fn place(&mut self, order: &[usize], bound: usize) -> Result<Option<usize>, PlanError> {
         let n = order.len();
         for (r, &p) in order.iter().enumerate() {
+            // Nodes in the order's sequence are all over the tree: ask for
+            // them ahead so that the misses overlap.
+            if let Some(&q) = order.get(r + RANK_PREFETCH) {
+                prefetch(&self.nodes[self.node_of[q] as usize]);
+            }
             let v = self.node_of[p];
             // Below n < 2^31.
-            self.nodes[v].rank = r as u32;
+            self.nodes[v as usize].rank = r as u32;
+            self.by_rank[r] = (v, p as u32);
         }
         self.reset(0, n);
         self.visits = 0;
@@ -325,8 +343,11 @@ impl Placement for FloorTree<'_> {
                 return Ok(None);
             }
             let root = &self.nodes[n / 2];
-            let (floor, p) = (root.least, order[root.least_rank as usize]);
-            let at = self.node_of[p];
+            let floor = root.least;
+            let (at, p) = self.by_rank[root.least_rank as usize];
+            let (at, p) = (at as usize, p as usize);
+            // Read after the removal's walk.
+            prefetch(&self.sizes[p]);
             self.remove(0, n, at);
             let end = floor
                 .checked_add(self.sizes[p])
@@ -355,6 +376,38 @@ mod tests {
     use super::super::{Orderings, Placer, Rule, ORDERINGS};
     use super::*;
     use crate::offsets::conflicts::Conflicts;
+
+    /// The selects of [`merge`] give the comparison's aggregates (its
+    /// first form), on triples as the tree keeps them (each least floor
+    /// below its second, or both [`NONE`]), ties and placed sets included.
+    #[test]
+    fn the_merge_by_selects_is_the_merge_by_comparison() {
+        fn compared(a: (usize, u32, usize), b: (usize, u32, usize)) -> (usize, u32, usize) {
+            use std::cmp::Ordering::{Equal, Greater, Less};
+            match b.0.cmp(&a.0) {
+                Less => (b.0, b.1, b.2.min(a.0)),
+                Equal => (a.0, a.1.min(b.1), a.2.min(b.2)),
+                Greater => (a.0, a.1, a.2.min(b.0)),
+            }
+        }
+        let mut rng = crate::rng::XorShift(0x6A09_E667_F3BC_C908);
+        let triple = |rng: &mut crate::rng::XorShift| {
+            if rng.below(6) == 0 {
+                return (NONE, NO_RANK, NONE);
+            }
+            let least = rng.below(5);
+            let second = if rng.below(3) == 0 {
+                NONE
+            } else {
+                least + 1 + rng.below(4)
+            };
+            (least, rng.below(4) as u32, second)
+        };
+        for _ in 0..20_000 {
+            let (a, b) = (triple(&mut rng), triple(&mut rng));
+            assert_eq!(merge(a, b), compared(a, b), "{a:?} {b:?}");
+        }
+    }
 
     /// The k-d tree places every ordering exactly as the listed lowest-floor
     /// rule does (same offsets, same arena, same early stop), on seeded

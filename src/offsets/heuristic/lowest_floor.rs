@@ -11,7 +11,13 @@
 //! all current keys (every other entry is at least it and at most its
 //! tensor's current key): the rule's choice. Otherwise the entry is stale
 //! and goes back with the current floor. Each unplaced tensor has exactly
-//! one entry, so the heap never holds more than `n`.
+//! one entry, so the heap never holds more than `n`. The heap is kept by
+//! floor level (a bucket per small floor, radix buckets above): the keys
+//! of the least floor are sorted by rank once, when
+//! that level is reached, and with conflict lists their stale keys are
+//! found then too, so the level's pops are fresh; the tensors of a level
+//! are known before they are placed, and their lists are asked of the
+//! cache ahead, so that those misses overlap.
 //!
 //! Every tensor starts at floor 0 in rank order, and every raised floor is
 //! above 0 (sizes are positive): the entries `(0, r)` are walked in rank
@@ -31,7 +37,8 @@
 //! # Complexity
 //!
 //! `O((n + s) log n)` heap work for `s` stale entries (at most one per
-//! floor increase), plus the [`Floors`]' reads and raises.
+//! floor increase), the sorts of the levels included, plus `O(n)` for the
+//! scan of the small floors' buckets and the [`Floors`]' reads and raises.
 
 use std::time::Instant;
 
@@ -39,6 +46,7 @@ use super::{Key, CLOCK_PERIOD};
 use crate::error::PlanError;
 use crate::offsets::conflicts::{Conflicts, Sections};
 use crate::sys::fallible;
+use crate::sys::pages::prefetch;
 
 /// Where the floors of the unplaced tensors come from. Floors are in units
 /// (the gcd of the sizes).
@@ -49,6 +57,11 @@ pub(super) trait Floors {
     fn floor(&mut self, p: usize) -> usize;
     /// Position `p` is placed with its top at `end` units.
     fn place(&mut self, p: usize, end: usize);
+    /// Asks the cache for what [`Floors::floor`] and [`Floors::place`] will
+    /// read of position `p`, in two stages: `first` asks for what the
+    /// second stage reads (a hint only; the second stage is best asked for
+    /// a step after the first).
+    fn prefetch(&self, _p: usize, _first: bool) {}
 }
 
 /// A placer's floors, heap and offsets, borrowed together.
@@ -74,6 +87,11 @@ pub(super) struct Placement<'s, K> {
     /// setting `stopped`.
     pub(super) stale_limit: usize,
     pub(super) stopped: &'s mut bool,
+    /// Whether a level's stale entries are found as the level fills rather
+    /// than as they pop ([`RadixHeap::pop`]): the same plan, and the same
+    /// number of stale entries once a placement finishes, but not where it
+    /// stops early. For callers that neither limit nor count them then.
+    pub(super) refresh: bool,
 }
 
 /// Places every tensor of `order` by the lowest-floor rule; returns the
@@ -91,11 +109,12 @@ pub(super) fn place<K: Key>(
     deadline: Option<Instant>,
 ) -> Result<Option<usize>, PlanError> {
     floors.reset();
-    at.heap.clear();
+    at.heap.clear(order.len())?;
     let limits = Limits {
         bound,
         stale: at.stale_limit,
         deadline,
+        refresh: at.refresh,
     };
     let (arena, stale, stopped) = run(
         floors, at.heap, at.sizes, at.items, at.unit, at.offsets, order, limits,
@@ -105,78 +124,277 @@ pub(super) fn place<K: Key>(
     Ok(arena)
 }
 
-/// A radix heap of [`Key`]s: a min-heap for keys that never go below the
-/// last one popped, as the lowest-floor rule's are. Bucket `b` holds the
-/// keys whose highest bit differing from the last popped key is bit
-/// `b - 1`; a pop empties the lowest non-empty bucket into lower ones
-/// around its least key. Each key moves down at most [`Key::BITS`] times,
-/// and usually once or twice: `O(1)` amortised per push and pop in
-/// practice, with no comparisons along a tree.
+/// A radix heap of [`Key`]s by floor level: a min-heap for keys whose
+/// floors never go below the current level, as the lowest-floor rule's are.
+/// The level's keys are kept apart, sorted by rank once when the level is
+/// reached (a key pushed later is at a higher floor, since sizes are
+/// positive, so the level stays sorted). Every other key sits in the bucket
+/// of the highest base-[`DIGITS`] digit in which its floor differs from the
+/// level, and of its own value of that digit. When the level is empty, the
+/// least bucket (lowest digit place, then least digit) is spread into lower
+/// places around its least floor; the other buckets stay valid, since the
+/// new level agrees with the old one above that digit. A key moves down at
+/// most once per digit of the floors' range, usually once or twice, and
+/// keys that differ only by rank never move apart: `O(1)` amortised per
+/// push and pop in practice, plus the sort of each level.
+///
+/// The small floors (below [`near_floors`], in units) come first and have a
+/// bucket each, so their keys are filed once and never moved, and the next
+/// level is found by a scan that passes each of them once per placement;
+/// the digit buckets take over past them. Floors are ends of placed
+/// tensors, so on many tables all of them are small.
 ///
 /// Each key travels with its tensor's position, so that a pop needs no
 /// look-up of the rank in the ordering (a cache miss per pop on large
 /// tables, where pops come in floor order, not rank order).
 pub(super) struct RadixHeap<K> {
+    /// The current level's keys, the least rank last.
+    level_keys: Vec<(K, usize)>,
+    /// Bucket `(place, digit)` at `place * DIGITS + digit`.
     buckets: Vec<Vec<(K, usize)>>,
-    last: K,
+    /// For each digit place, a bit per digit whose bucket is not empty.
+    occupied: [u64; PLACES],
+    /// The floor of the current level.
+    level: usize,
     len: usize,
+    /// While `near_mode`: the keys of each floor below `near.len()` (but
+    /// the level's), filed once and never moved; keys at or above it wait
+    /// unsorted in `far`, and go to the digit buckets once the near floors
+    /// are passed. Floors are ends of placed tensors, so on many tables
+    /// every floor is near.
+    near: Vec<Vec<(K, usize)>>,
+    far: Vec<(K, usize)>,
+    /// Emptied buffers of passed near floors, for the floors that fill
+    /// next: the buffers held are those of the floors with keys at once,
+    /// not of every floor ever used.
+    spare: Vec<Vec<(K, usize)>>,
+    near_mode: bool,
+    /// The least near floor that may hold keys above the level.
+    scan: usize,
 }
+
+/// The most keys whose room an emptied bucket of a [`RadixHeap`] keeps.
+const KEPT_BUFFER: usize = 1024;
+
+/// Near floors of a [`RadixHeap`] for `n` tensors: few enough that their
+/// empty buckets cost little to allocate and to scan once per placement.
+fn near_floors(n: usize) -> usize {
+    n.saturating_mul(2).saturating_add(64).min(1 << 16)
+}
+
+/// Bits of a digit of the floors in a [`RadixHeap`]: few enough that a
+/// place's buckets are found by one bit mask, many enough that a key moves
+/// down few times.
+const DIGIT_BITS: u32 = 6;
+/// Values of a digit.
+const DIGITS: usize = 1 << DIGIT_BITS;
+/// Digit places of a floor.
+const PLACES: usize = usize::BITS.div_ceil(DIGIT_BITS) as usize;
 
 impl<K: Key> Default for RadixHeap<K> {
     fn default() -> Self {
         RadixHeap {
+            level_keys: Vec::new(),
             buckets: Vec::new(),
-            last: K::ZERO,
+            occupied: [0; PLACES],
+            level: 0,
             len: 0,
+            near: Vec::new(),
+            far: Vec::new(),
+            spare: Vec::new(),
+            near_mode: false,
+            scan: 0,
         }
     }
 }
 
+/// The bucket of floor `floor` in a [`RadixHeap`] at level `level`: its
+/// place and digit, or `None` on the level itself.
+fn bucket(floor: usize, level: usize) -> Option<(usize, usize)> {
+    let differ = floor ^ level;
+    if differ == 0 {
+        return None;
+    }
+    let place = ((usize::BITS - 1 - differ.leading_zeros()) / DIGIT_BITS) as usize;
+    let digit = (floor >> (place as u32 * DIGIT_BITS)) & (DIGITS - 1);
+    Some((place, digit))
+}
+
 impl<K: Key> RadixHeap<K> {
-    /// Empties the heap; its last key back to the least.
-    fn clear(&mut self) {
-        for bucket in &mut self.buckets {
-            bucket.clear();
+    /// Empties the heap, for `n` tensors; its level back to 0. Errors:
+    /// [`PlanError::OutOfMemory`].
+    fn clear(&mut self, n: usize) -> Result<(), PlanError> {
+        let floors = near_floors(n);
+        if self.near.len() != floors {
+            self.near = fallible::collect(floors, (0..floors).map(|_| Vec::new()))?;
         }
-        self.last = K::ZERO;
+        for keys in &mut self.near {
+            keys.clear();
+        }
+        self.far.clear();
+        self.near_mode = true;
+        self.scan = 0;
+        self.level_keys.clear();
+        for place in 0..PLACES {
+            let mut digits = std::mem::take(&mut self.occupied[place]);
+            while digits != 0 {
+                let digit = digits.trailing_zeros() as usize;
+                digits &= digits - 1;
+                self.buckets[place * DIGITS + digit].clear();
+            }
+        }
+        self.level = 0;
         self.len = 0;
+        Ok(())
     }
 
-    /// Adds `key` of position `p`, at least the last key popped. Errors:
-    /// [`PlanError::OutOfMemory`].
-    fn push(&mut self, key: K, p: usize) -> Result<(), PlanError> {
-        if self.buckets.is_empty() {
-            self.buckets = fallible::collect(K::BITS + 1, (0..=K::BITS).map(|_| Vec::new()))?;
+    /// Files `entry` by its floor. Errors: [`PlanError::OutOfMemory`].
+    #[inline]
+    fn file(&mut self, entry: (K, usize)) -> Result<(), PlanError> {
+        let floor = entry.0.floor();
+        if self.near_mode && floor != self.level {
+            return match self.near.get_mut(floor) {
+                Some(keys) => {
+                    if keys.capacity() == 0 {
+                        if let Some(buffer) = self.spare.pop() {
+                            *keys = buffer;
+                        }
+                    }
+                    fallible::push(keys, entry)
+                }
+                None => fallible::push(&mut self.far, entry),
+            };
         }
-        fallible::push(&mut self.buckets[key.distance(self.last)], (key, p))?;
+        match bucket(floor, self.level) {
+            Some((place, digit)) => {
+                if self.buckets.is_empty() {
+                    let count = PLACES * DIGITS;
+                    self.buckets = fallible::collect(count, (0..count).map(|_| Vec::new()))?;
+                }
+                fallible::push(&mut self.buckets[place * DIGITS + digit], entry)?;
+                self.occupied[place] |= 1 << digit;
+            }
+            None => {
+                // Only before the level is first popped (at 0, where no key
+                // is pushed by the rule); kept sorted all the same.
+                let keys = &mut self.level_keys;
+                let at = keys.partition_point(|e| e.0 > entry.0);
+                fallible::reserve(keys, 1)?;
+                keys.insert(at, entry);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds `key` of position `p`; its floor is above the current level, or
+    /// the level has not been popped yet. Errors: [`PlanError::OutOfMemory`].
+    fn push(&mut self, key: K, p: usize) -> Result<(), PlanError> {
+        self.file((key, p))?;
         self.len += 1;
         Ok(())
     }
 
-    /// Removes and returns the least key and its position. Errors:
-    /// [`PlanError::OutOfMemory`].
-    fn pop(&mut self) -> Result<Option<(K, usize)>, PlanError> {
-        if self.len == 0 {
-            return Ok(None);
-        }
-        if self.buckets[0].is_empty() {
-            let Some(b) = (1..self.buckets.len()).find(|&b| !self.buckets[b].is_empty()) else {
+    /// Removes and returns the least key and its position. With `refresh`,
+    /// a level's keys are checked as it fills: a key below its tensor's
+    /// current floor, `refresh(p)`, is stale and goes straight back at that
+    /// floor (counted in `stale`), so the level's sort and pops see fresh
+    /// keys only. Errors: [`PlanError::OutOfMemory`].
+    fn pop(
+        &mut self,
+        mut refresh: Option<&mut dyn FnMut(usize) -> usize>,
+        stale: &mut usize,
+    ) -> Result<Option<(K, usize)>, PlanError> {
+        while self.level_keys.is_empty() {
+            if self.len == 0 {
                 return Ok(None);
+            }
+            let (mut moving, from) = if self.near_mode {
+                // The next near floor with keys, else past the near floors.
+                let scan = self.scan;
+                let Some(floor) = (scan..self.near.len()).find(|&f| !self.near[f].is_empty())
+                else {
+                    // Every key left is far: the digit buckets around the
+                    // last level, below all of them, take them.
+                    self.near_mode = false;
+                    self.scan = self.near.len();
+                    let far = std::mem::take(&mut self.far);
+                    for &entry in &far {
+                        self.file(entry)?;
+                    }
+                    self.far = far;
+                    self.far.clear();
+                    continue;
+                };
+                self.level = floor;
+                self.scan = floor + 1;
+                (std::mem::take(&mut self.near[floor]), None)
+            } else {
+                let Some(place) = (0..PLACES).find(|&place| self.occupied[place] != 0) else {
+                    return Ok(None);
+                };
+                let digit = self.occupied[place].trailing_zeros() as usize;
+                self.occupied[place] &= !(1 << digit);
+                let at = place * DIGITS + digit;
+                let moving = std::mem::take(&mut self.buckets[at]);
+                self.level = moving
+                    .iter()
+                    .map(|e| e.0.floor())
+                    .min()
+                    .unwrap_or(self.level);
+                (moving, Some(at))
             };
-            let mut moving = std::mem::take(&mut self.buckets[b]);
-            self.last = moving.iter().map(|e| e.0).min().unwrap_or(self.last);
-            // Every key of bucket `b` differs from the new last key below
-            // bit `b - 1`: it goes to a lower bucket.
-            for &entry in &moving {
-                fallible::push(&mut self.buckets[entry.0.distance(self.last)], entry)?;
+            // Every floor of the bucket agrees with the new level from its
+            // place up: it goes to a lower place, or to the level (or,
+            // refreshed, to its current floor's bucket).
+            for &(key, p) in &moving {
+                let mut entry = (key, p);
+                if let Some(refresh) = refresh.as_mut() {
+                    if key.floor() == self.level {
+                        let floor = refresh(p);
+                        if floor > key.floor() {
+                            *stale += 1;
+                            entry = (K::new(floor, key.rank()), p);
+                        }
+                    }
+                }
+                if entry.0.floor() == self.level {
+                    fallible::push(&mut self.level_keys, entry)?;
+                } else {
+                    self.file(entry)?;
+                }
             }
             moving.clear();
-            self.buckets[b] = moving;
+            // A bucket's buffer is kept for its next keys, but not a large
+            // one: the buckets' peaks come at different times, and their
+            // sum would be many times the keys held at once.
+            if moving.capacity() > KEPT_BUFFER {
+                moving = Vec::new();
+            }
+            match from {
+                Some(at) => self.buckets[at] = moving,
+                None => fallible::push(&mut self.spare, moving)?,
+            }
+            // The level's least rank last, where it pops.
+            self.level_keys
+                .sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         }
-        self.len -= 1;
-        Ok(self.buckets[0].pop())
+        let entry = self.level_keys.pop();
+        self.len -= usize::from(entry.is_some());
+        Ok(entry)
+    }
+
+    /// The position that the `k`-th pop from now (0: the next) returns, if
+    /// the current level holds it.
+    fn ahead(&self, k: usize) -> Option<usize> {
+        let keys = &self.level_keys;
+        let at = keys.len().checked_sub(k + 1)?;
+        Some(keys[at].1)
     }
 }
+
+/// How many tensors ahead of the one in hand the cursor asks the cache for
+/// their conflict lists.
+const PREFETCH_DISTANCE: usize = 4;
 
 /// Where a placement stops.
 struct Limits {
@@ -186,6 +404,8 @@ struct Limits {
     stale: usize,
     /// Once it has passed.
     deadline: Option<Instant>,
+    /// Whether stale entries are found as a level fills.
+    refresh: bool,
 }
 
 /// The loop of [`place`] on its heap; the arena (or `None`) and the number
@@ -205,6 +425,7 @@ fn run<K: Key>(
         bound,
         stale: stale_limit,
         deadline,
+        refresh,
     } = limits;
     let n = order.len();
     let mut cursor = 0;
@@ -222,6 +443,14 @@ fn run<K: Key>(
         let (p, floor) = if cursor < n {
             let r = cursor;
             cursor += 1;
+            // Lists ahead, so that their cache misses overlap.
+            if let Some(&q) = order.get(r + 2 * PREFETCH_DISTANCE) {
+                floors.prefetch(q, true);
+                prefetch(&sizes[q]);
+            }
+            if let Some(&q) = order.get(r + PREFETCH_DISTANCE) {
+                floors.prefetch(q, false);
+            }
             let p = order[r];
             let floor = floors.floor(p);
             if floor > 0 {
@@ -230,9 +459,37 @@ fn run<K: Key>(
             }
             (p, 0)
         } else {
-            let Some((least, p)) = heap.pop()? else {
+            let popped = if refresh {
+                // A level fills with the tensors to place next: ask for
+                // their lists' places as their floors are read.
+                let mut refresh = |q: usize| {
+                    floors.prefetch(q, true);
+                    prefetch(&sizes[q]);
+                    floors.floor(q)
+                };
+                heap.pop(Some(&mut refresh), &mut stale)?
+            } else {
+                heap.pop(None, &mut stale)?
+            };
+            let Some((least, p)) = popped else {
                 break;
             };
+            if refresh {
+                // Their lists' places were asked for as the level filled.
+                for k in 0..2 {
+                    if let Some(q) = heap.ahead(k) {
+                        floors.prefetch(q, false);
+                    }
+                }
+            } else {
+                if let Some(q) = heap.ahead(1) {
+                    floors.prefetch(q, true);
+                    prefetch(&sizes[q]);
+                }
+                if let Some(q) = heap.ahead(0) {
+                    floors.prefetch(q, false);
+                }
+            }
             let floor = floors.floor(p);
             if floor > least.floor() {
                 stale += 1;
@@ -277,6 +534,16 @@ impl Floors for ListFloors<'_> {
     }
     fn floor(&mut self, p: usize) -> usize {
         self.floor[p]
+    }
+    fn prefetch(&self, p: usize, first: bool) {
+        if first {
+            if let Some(floor) = self.floor.get(p) {
+                prefetch(floor);
+            }
+            self.conflicts.prefetch_start(p);
+        } else {
+            self.conflicts.prefetch_list(p);
+        }
     }
     fn place(&mut self, p: usize, end: usize) {
         self.floor[p] = PLACED;
@@ -380,5 +647,80 @@ impl Floors for SectionFloors {
             a >>= 1;
             b >>= 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::XorShift;
+    use std::collections::BTreeSet;
+
+    /// The heap pops the least key each time, as an ordered set does, under
+    /// the rule's use: pushes at floors above the last pop (some far above,
+    /// across many digit places), pops between them, and refreshed levels
+    /// whose stale keys rise; on both key widths.
+    fn pops_like_an_ordered_set<K: Key + std::fmt::Debug>(seed: u64, top_bits: u32) {
+        let mut rng = XorShift(seed);
+        for _ in 0..200 {
+            let mut heap = RadixHeap::<K>::default();
+            heap.clear(rng.below(200)).unwrap();
+            let mut oracle: BTreeSet<(K, usize)> = BTreeSet::new();
+            // Each position's current floor; raised while it waits.
+            let mut current: Vec<usize> = Vec::new();
+            let mut level = 0usize;
+            let mut stale = 0;
+            for _ in 0..rng.below(300) {
+                if rng.below(3) > 0 || oracle.is_empty() {
+                    let p = current.len();
+                    let span = 1usize << rng.below(top_bits as usize);
+                    let floor = level + 1 + rng.below(span);
+                    current.push(floor);
+                    let key = K::new(floor, p);
+                    heap.push(key, p).unwrap();
+                    oracle.insert((key, p));
+                } else {
+                    // A waiting position's floor may rise (the heap finds
+                    // it stale when refreshed, the oracle re-keys it).
+                    if rng.below(2) == 0 {
+                        let &(key, p) = oracle.iter().nth(rng.below(oracle.len())).unwrap();
+                        oracle.remove(&(key, p));
+                        let span = 1usize << rng.below(top_bits as usize);
+                        current[p] += 1 + rng.below(span);
+                        oracle.insert((K::new(current[p], p), p));
+                    }
+                    let mut refresh = |p: usize| current[p];
+                    let got = heap.pop(Some(&mut refresh), &mut stale).unwrap();
+                    // Stale keys that were not refreshed pop below their
+                    // tensor's floor: go back, as the rule does.
+                    let mut got = got.unwrap();
+                    while got.0.floor() < current[got.1] {
+                        heap.push(K::new(current[got.1], got.0.rank()), got.1)
+                            .unwrap();
+                        got = heap.pop(Some(&mut refresh), &mut stale).unwrap().unwrap();
+                    }
+                    let least = oracle.pop_first().unwrap();
+                    assert_eq!(got, least);
+                    level = least.0.floor();
+                }
+            }
+            while let Some(least) = oracle.pop_first() {
+                let mut refresh = |p: usize| current[p];
+                let mut got = heap.pop(Some(&mut refresh), &mut stale).unwrap().unwrap();
+                while got.0.floor() < current[got.1] {
+                    heap.push(K::new(current[got.1], got.0.rank()), got.1)
+                        .unwrap();
+                    got = heap.pop(Some(&mut refresh), &mut stale).unwrap().unwrap();
+                }
+                assert_eq!(got, least);
+            }
+            assert_eq!(heap.pop(None, &mut stale).unwrap(), None);
+        }
+    }
+
+    #[test]
+    fn the_heap_pops_like_an_ordered_set() {
+        pops_like_an_ordered_set::<u64>(0x1357_9BDF_2468_ACE0, 30);
+        pops_like_an_ordered_set::<u128>(0x0FED_CBA9_8765_4321, 60);
     }
 }

@@ -383,6 +383,8 @@ impl<'a> SectionPlacer<'a> {
                 stale: &mut stale,
                 stale_limit,
                 stopped: &mut stopped,
+                // The first placement's limit and the budget count them.
+                refresh: false,
             },
             order,
             bound,
