@@ -171,7 +171,7 @@ impl Conflicts {
         drop(degree);
         let mut list = fallible::filled(sum, 0u32)?;
         // Each list's next free entry.
-        let mut next: Vec<usize> = fallible::collect(items.len(), starts.iter().copied())?;
+        let mut next: Vec<usize> = fallible::collect(starts.len(), starts.iter().copied())?;
         // Entries written since the clock was last read.
         let mut since = 0usize;
         for (k, &p) in by_start.iter().enumerate() {

@@ -23,14 +23,20 @@ pub(crate) fn filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, PlanError
     Ok(vec)
 }
 
-/// The items of `items`, of which there are at most `bound`, collected into
-/// a vector allocated up front.
+/// The items of `items`, of which there should be at most `bound`, collected
+/// into a vector allocated up front. More items than `bound` grow it
+/// fallibly: a wrong bound costs a reallocation, never an abort.
 pub(crate) fn collect<T>(
     bound: usize,
     items: impl Iterator<Item = T>,
 ) -> Result<Vec<T>, PlanError> {
     let mut vec = with_capacity(bound)?;
-    vec.extend(items);
+    let mut items = items;
+    // Within the room allocated: `extend` never reallocates here.
+    vec.extend(items.by_ref().take(bound));
+    for item in items {
+        push(&mut vec, item)?;
+    }
     Ok(vec)
 }
 
