@@ -221,9 +221,12 @@ const STALE_PER_TENSOR: usize = 2;
 /// tree, in subtrees visited: beyond it no further ordering is tried and the
 /// improvement stops, so that a placement's near-linear cost bounds the
 /// whole plan's. Large enough for every ordering and eight improvement
-/// rounds on the large benchmark files (about 2.4 M visits per placement
-/// on the largest).
-const SCALABLE_WORK: usize = 1 << 26;
+/// rounds on the large benchmark files (about 38 M visits in all on the
+/// largest, 2.4 M per placement), and little more: the orderings it no
+/// longer reaches on short random lifetimes (about 9 M visits per
+/// placement at 100,000 tensors) never won there, while each cost a whole
+/// placement.
+const SCALABLE_WORK: usize = 5 << 23;
 
 /// The plan by the k-d tree `tree`, from the size ordering on, within the
 /// budget of [`SCALABLE_WORK`] visits.
