@@ -31,10 +31,11 @@
 //!
 //! A placement is `O((n + s) log n)` for `s` stale heap entries (at most one
 //! per floor increase); the sections and the orderings `O(n log n)`. The
-//! placements after the first and the improvement share a budget of work
-//! ([`SECTION_WORK`], or [`SCALABLE_WORK`] visits on the k-d tree), with
-//! at most as many improvement rounds as the listed heuristic would do for
-//! the same conflicts. The lowest-floor plan on the size ordering comes first,
+//! placements (the first counts, though it always runs) and the
+//! improvement share a budget of work ([`SECTION_WORK`], or
+//! [`SCALABLE_WORK`] visits on the k-d tree and [`WORK_PER_TENSOR`] per
+//! tensor on large tables), with at most as many improvement rounds as the
+//! listed heuristic would do for the same conflicts. The lowest-floor plan on the size ordering comes first,
 //! and a plan that meets the peak of live bytes ends the work (the greedy is
 //! then not run). Memory `O(n)`, no conflict lists. Every step reads the
 //! deadline and answers `None` once it has passed.
@@ -217,16 +218,29 @@ const SECTION_WORK: usize = 1 << 24;
 /// and a range read, while the k-d tree raises a whole subtree at once.
 const STALE_PER_TENSOR: usize = 2;
 
-/// Work of the placements after the first and of the improvement on the k-d
-/// tree, in subtrees visited: beyond it no further ordering is tried and the
+/// Work of the placements and of the improvement on the k-d tree, in
+/// subtrees visited: beyond it no further ordering is tried and the
 /// improvement stops, so that a placement's near-linear cost bounds the
 /// whole plan's. Large enough for every ordering and eight improvement
-/// rounds on the large benchmark files (about 2.4 M visits per placement
-/// on the largest).
-const SCALABLE_WORK: usize = 1 << 26;
+/// rounds on the large benchmark files (about 38 M visits in all on the
+/// largest, 2.4 M per placement), and little more: the orderings it no
+/// longer reaches on short random lifetimes (about 9 M visits per
+/// placement at 100,000 tensors) won on none of the seeds tried, while
+/// each cost a whole placement. Large tables get [`WORK_PER_TENSOR`] instead when more.
+const SCALABLE_WORK: usize = 5 << 23;
+
+/// Visits per tensor of the k-d tree's budget on large tables: enough for
+/// a second ordering on sliding windows of a million tensors (about 66
+/// visits per tensor in a placement), where it wins.
+const WORK_PER_TENSOR: usize = 72;
+
+/// The k-d tree's budget of visits for `n` tensors.
+fn scalable_work(n: usize) -> usize {
+    SCALABLE_WORK.max(n.saturating_mul(WORK_PER_TENSOR))
+}
 
 /// The plan by the k-d tree `tree`, from the size ordering on, within the
-/// budget of [`SCALABLE_WORK`] visits.
+/// budget of [`scalable_work`] visits.
 #[allow(clippy::too_many_arguments)]
 fn plan_by_tree(
     tensors: &[TensorLifetime],
@@ -256,6 +270,7 @@ fn plan_by_tree(
         return Ok(None);
     }
     let mut work = placer.visits;
+    let budget = scalable_work(n);
 
     // Best fit on the size ordering: the greedy.
     let Some(greedy) = greedy_plan(tensors, known_greedy, deadline)? else {
@@ -279,13 +294,13 @@ fn plan_by_tree(
     // When the budget cannot take every ordering, the ones by conflict
     // bytes and by length, area and pressure (the best on sliding windows)
     // go first; otherwise the listed heuristic's order, whose ties it keeps.
-    let rest: [usize; ORDERINGS - 1] = if work.saturating_mul(ORDERINGS - 1) > SCALABLE_WORK {
+    let rest: [usize; ORDERINGS - 1] = if work.saturating_mul(ORDERINGS - 1) > budget {
         [5, 6, 7, 8, 4, 1, 2, 3]
     } else {
         [1, 2, 3, 4, 5, 6, 7, 8]
     };
     for k in rest {
-        if work >= SCALABLE_WORK || best.arena <= peak || late(deadline) {
+        if work >= budget || best.arena <= peak || late(deadline) {
             break;
         }
         let Some(order) = orders.order(k)? else {
@@ -308,7 +323,7 @@ fn plan_by_tree(
     drop(orders);
     if lowest_floor_won {
         let cost = placer.placement_cost();
-        let rounds = rounds(cost).min(SCALABLE_WORK.saturating_sub(work) / cost);
+        let rounds = rounds(cost).min(budget.saturating_sub(work) / cost);
         improve(&mut placer, sizes, &mut best, rounds, peak, deadline)?;
     }
     spread(tensors.len(), items, best)
