@@ -51,9 +51,19 @@ use crate::sys::pages::prefetch;
 /// entries are kept.
 ///
 /// Every range gathered belongs to a lifetime meeting `Q`, so the union
-/// gathered is exactly the union of the conflicting ranges. Every query is
-/// known in advance, so a union no later query reads is neither added to
-/// nor kept.
+/// gathered is exactly the union of the conflicting ranges, but for gaps
+/// no tensor still to be placed fits (see [`Union::add`] and below). Every
+/// query is known in advance, so a union no later query reads is neither
+/// added to nor kept.
+///
+/// A few earlier queries' covered prefixes are kept ([`Fact`]): a query
+/// whose lifetime contains one of theirs conflicts with a superset of
+/// their conflicts, so it gathers one range for the prefix and only the
+/// ranges ending past it (found by binary search in each union). Where
+/// long lifetimes nest (a training step's activations), the ranges below
+/// the top of the conflicts are spread thinly over many unions that only
+/// together cover them, and each such query would otherwise gather them
+/// all to find no gap.
 pub(super) struct PlacedIndex {
     /// `(first, last)` endpoint ranks of the tensor placed at each step.
     ranks: Vec<(usize, usize)>,
@@ -89,7 +99,27 @@ pub(super) struct PlacedIndex {
     blocks: Vec<(usize, usize)>,
     runs: Vec<usize>,
     merged: Vec<(usize, usize)>,
+    /// Queries' covered prefixes (see [`Fact`]): those covering most, or
+    /// the latest of nested ones, are kept.
+    facts: [Fact; FACTS],
+    /// The covered prefix of the last query, for [`Self::insert`] to record.
+    pending: usize,
 }
+
+/// A query's lifetime (ranks) and the prefix `[0, covered)` of bytes its
+/// gathered union covered, up to gaps no tensor fits. Placed ranges are
+/// never removed, so a later query whose lifetime contains this one
+/// conflicts with a superset and covers the same prefix: it need gather
+/// only the ranges ending past `covered`.
+#[derive(Clone, Copy, Default)]
+struct Fact {
+    first: usize,
+    last: usize,
+    covered: usize,
+}
+
+/// Facts kept.
+const FACTS: usize = 16;
 
 /// A placed lifetime in one of its end buckets: its ranks and byte range.
 #[derive(Clone, Copy, Default)]
@@ -197,6 +227,19 @@ fn path_to_height(leaves: usize, height: u32, leaf: usize, mut visit: impl FnMut
         node >>= 1;
     }
     visit(node, true);
+}
+
+/// The end of the prefix `[0, end)` that `sorted` (by start) covers but
+/// for gaps shorter than `useful`, the leading one included.
+fn covered_prefix(sorted: &[(usize, usize)], useful: usize) -> usize {
+    let mut covered = 0usize;
+    for &(start, end) in sorted {
+        if start > covered && start - covered >= useful {
+            break;
+        }
+        covered = covered.max(end);
+    }
+    covered
 }
 
 /// Appends `ranges` to `blocks`, failing instead of aborting.
@@ -509,6 +552,8 @@ impl PlacedIndex {
             blocks: Vec::new(),
             runs: Vec::new(),
             merged: Vec::new(),
+            facts: [Fact::default(); FACTS],
+            pending: 0,
         })
     }
 
@@ -532,6 +577,7 @@ impl PlacedIndex {
         useful: usize,
     ) -> Result<(), PlanError> {
         let (first, last) = self.ranks[step];
+        self.record_fact(first, last, range, useful);
         let (first_bucket, last_bucket) = (first >> self.bucket_bits, last >> self.bucket_bits);
         // Single-rank buckets are whole buckets of every query ending there.
         let raw_buckets = if self.bucket_bits == 0 { 0 } else { 2 };
@@ -588,6 +634,56 @@ impl PlacedIndex {
         Ok(())
     }
 
+    /// Records the covered prefix of the last query (`pending`, 0 if
+    /// none), extended by the range placed if it starts there: the tensor
+    /// placed conflicts with every later query containing its lifetime.
+    fn record_fact(&mut self, first: usize, last: usize, range: (usize, usize), useful: usize) {
+        let mut covered = core::mem::take(&mut self.pending);
+        if range.0 <= covered || range.0 - covered < useful {
+            covered = covered.max(range.1);
+        }
+        if covered == 0 {
+            return;
+        }
+        let fact = Fact {
+            first,
+            last,
+            covered,
+        };
+        // A fact the new one dominates (its lifetime contains the new one's,
+        // it covers no more) gives way; else the least covering one, if the
+        // new one covers more.
+        let dominated = self
+            .facts
+            .iter()
+            .position(|old| old.first <= first && old.last >= last && old.covered <= covered);
+        let at = dominated.unwrap_or_else(|| {
+            let mut weakest = 0;
+            for (at, old) in self.facts.iter().enumerate() {
+                if old.covered < self.facts[weakest].covered {
+                    weakest = at;
+                }
+            }
+            weakest
+        });
+        if dominated.is_some() || self.facts[at].covered < covered {
+            self.facts[at] = fact;
+        }
+    }
+
+    /// The longest prefix `[0, covered)` a recorded fact proves the union
+    /// of the conflicts of `(first, last)` covers, up to gaps no tensor
+    /// fits (0 if none does).
+    #[inline]
+    fn covered_floor(&self, first: usize, last: usize) -> usize {
+        self.facts
+            .iter()
+            .filter(|f| f.first >= first && f.last <= last)
+            .map(|f| f.covered)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Asks the cache for what the queries a few steps after `step` read
     /// first: their end buckets' raw entries and first bucket's cover, in two stages
     /// (the bucket's bounds, then the entries they point to). Placement
@@ -634,7 +730,12 @@ impl PlacedIndex {
 
     /// The offset best fit gives the tensor placed at `step` (`size` bytes)
     /// among the placed tensors whose lifetimes meet its own.
-    pub(super) fn best_fit(&mut self, step: usize, size: usize) -> Result<usize, PlanError> {
+    pub(super) fn best_fit(
+        &mut self,
+        step: usize,
+        size: usize,
+        useful: usize,
+    ) -> Result<usize, PlanError> {
         let mut blocks = core::mem::take(&mut self.blocks);
         let mut runs = core::mem::take(&mut self.runs);
         let mut merged = core::mem::take(&mut self.merged);
@@ -642,6 +743,7 @@ impl PlacedIndex {
         runs.clear();
         let result = self.conflicts(step, &mut blocks, &mut runs).and_then(|()| {
             let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
+            self.pending = covered_prefix(sorted, useful);
             Ok(super::best_fit_sorted(sorted, size))
         });
         (self.blocks, self.runs, self.merged) = (blocks, runs, merged);
@@ -659,6 +761,12 @@ impl PlacedIndex {
     ) -> Result<(), PlanError> {
         let (first, last) = self.ranks[step];
         let (first_bucket, last_bucket) = (first >> self.bucket_bits, last >> self.bucket_bits);
+        // Ranges ending inside a prefix already proven covered change no
+        // gap a tensor fits: one range stands for them all.
+        let floor = self.covered_floor(first, last);
+        if floor > 0 {
+            gather(blocks, &[(0, floor)])?;
+        }
         let mut result = Ok(());
         let raw_buckets = if self.bucket_bits == 0 { 0 } else { 2 };
         for bucket in [first_bucket, last_bucket].into_iter().take(raw_buckets) {
@@ -671,7 +779,7 @@ impl PlacedIndex {
             blocks.extend(
                 placed
                     .iter()
-                    .filter(|raw| raw.first <= last && raw.last >= first)
+                    .filter(|raw| raw.first <= last && raw.last >= first && raw.range.1 > floor)
                     .map(|raw| raw.range),
             );
             if last_bucket == first_bucket {
@@ -685,8 +793,11 @@ impl PlacedIndex {
                 runs.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
                     bytes: (runs.len() + 1).saturating_mul(8),
                 })?;
-                runs.push(blocks.len());
-                gather(blocks, &union.0)?;
+                let from = union.0.partition_point(|&(_, end)| end <= floor);
+                if from < union.0.len() {
+                    runs.push(blocks.len());
+                    gather(blocks, &union.0[from..])?;
+                }
             }
             Ok(())
         };

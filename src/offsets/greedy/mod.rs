@@ -347,7 +347,7 @@ fn place<C: Clock>(
         clock.check_at(step)?;
         placed.prefetch(step);
         let size = sizes[step];
-        let offset = placed.best_fit(step, size)?;
+        let offset = placed.best_fit(step, size, smallest)?;
         let end = offset
             .checked_add(size)
             .ok_or(PlanError::Overflow { tensor: i })?;
