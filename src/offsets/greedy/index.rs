@@ -229,17 +229,74 @@ fn path_to_height(leaves: usize, height: u32, leaf: usize, mut visit: impl FnMut
     visit(node, true);
 }
 
-/// The end of the prefix `[0, end)` that `sorted` (by start) covers but
-/// for gaps shorter than `useful`, the leading one included.
-fn covered_prefix(sorted: &[(usize, usize)], useful: usize) -> usize {
-    let mut covered = 0usize;
-    for &(start, end) in sorted {
-        if start > covered && start - covered >= useful {
-            break;
+/// [`super::best_fit_sorted`] of the ranges of `left` and `right` (each
+/// sorted by start) merged by start, read in one pass without writing the
+/// merge; and the end of the prefix `[0, end)` they cover but for gaps
+/// shorter than `useful`, the leading one included.
+fn best_fit_of_two(
+    left: &[(usize, usize)],
+    right: &[(usize, usize)],
+    size: usize,
+    useful: usize,
+) -> (usize, usize) {
+    let mut best: Option<(usize, usize)> = None; // (gap length, offset)
+    let mut prefix: Option<usize> = None;
+    let mut covered_to = 0usize;
+    let mut step = |(start, end): (usize, usize)| {
+        if start > covered_to {
+            let gap = start - covered_to;
+            if prefix.is_none() && gap >= useful {
+                prefix = Some(covered_to);
+            }
+            if gap >= size && best.map_or(true, |(len, _)| gap < len) {
+                best = Some((gap, covered_to));
+            }
         }
-        covered = covered.max(end);
+        covered_to = covered_to.max(end);
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() && j < right.len() {
+        let (x, y) = (left[i], right[j]);
+        let take_left = x.0 <= y.0;
+        step(if take_left { x } else { y });
+        i += take_left as usize;
+        j += !take_left as usize;
     }
-    covered
+    for &next in left[i..].iter().chain(&right[j..]) {
+        step(next);
+    }
+    (
+        best.map_or(covered_to, |(_, offset)| offset),
+        prefix.unwrap_or(covered_to),
+    )
+}
+
+/// Appends to `blocks`, as a run starting at the end of `runs`, the ranges
+/// of `union` ending past `floor`, unless they are more than those of
+/// `aside`: then they take its place, and its ranges are appended instead.
+fn push_union<'a>(
+    blocks: &mut Vec<(usize, usize)>,
+    runs: &mut Vec<usize>,
+    aside: &mut &'a [(usize, usize)],
+    union: &'a Union,
+    floor: usize,
+) -> Result<(), PlanError> {
+    let from = match floor {
+        0 => 0,
+        _ => union.0.partition_point(|&(_, end)| end <= floor),
+    };
+    let mut ranges = &union.0[from..];
+    if ranges.len() > aside.len() {
+        core::mem::swap(&mut ranges, aside);
+    }
+    if !ranges.is_empty() {
+        runs.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
+            bytes: (runs.len() + 1).saturating_mul(8),
+        })?;
+        runs.push(blocks.len());
+        gather(blocks, ranges)?;
+    }
+    Ok(())
 }
 
 /// Appends `ranges` to `blocks`, failing instead of aborting.
@@ -741,24 +798,28 @@ impl PlacedIndex {
         let mut merged = core::mem::take(&mut self.merged);
         blocks.clear();
         runs.clear();
-        let result = self.conflicts(step, &mut blocks, &mut runs).and_then(|()| {
-            let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
-            self.pending = covered_prefix(sorted, useful);
-            Ok(super::best_fit_sorted(sorted, size))
-        });
+        let result = self
+            .conflicts(step, &mut blocks, &mut runs)
+            .and_then(|aside| {
+                let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
+                Ok(best_fit_of_two(sorted, aside, size, useful))
+            });
         (self.blocks, self.runs, self.merged) = (blocks, runs, merged);
-        result
+        let (offset, covered) = result?;
+        self.pending = covered;
+        Ok(offset)
     }
 
-    /// Appends to `blocks` byte ranges whose union is the union of the byte
-    /// ranges of every placed tensor whose lifetime meets that of the tensor
-    /// placed at `step`.
-    fn conflicts(
-        &self,
+    /// Appends to `blocks` byte ranges whose union, with that of the
+    /// returned sorted ranges (the longest union read, left in place), is
+    /// the union of the byte ranges of every placed tensor whose lifetime
+    /// meets that of the tensor placed at `step`.
+    fn conflicts<'a>(
+        &'a self,
         step: usize,
         blocks: &mut Vec<(usize, usize)>,
         runs: &mut Vec<usize>,
-    ) -> Result<(), PlanError> {
+    ) -> Result<&'a [(usize, usize)], PlanError> {
         let (first, last) = self.ranks[step];
         let (first_bucket, last_bucket) = (first >> self.bucket_bits, last >> self.bucket_bits);
         // Ranges ending inside a prefix already proven covered change no
@@ -788,18 +849,10 @@ impl PlacedIndex {
         }
         // The raw entries are the one unsorted run; each union is sorted.
         blocks.sort_unstable_by_key(|&(start, _)| start);
-        let mut push_run = |blocks: &mut Vec<(usize, usize)>, union: &Union| {
-            if !union.0.is_empty() {
-                runs.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
-                    bytes: (runs.len() + 1).saturating_mul(8),
-                })?;
-                let from = union.0.partition_point(|&(_, end)| end <= floor);
-                if from < union.0.len() {
-                    runs.push(blocks.len());
-                    gather(blocks, &union.0[from..])?;
-                }
-            }
-            Ok(())
+        // The longest union is not copied: it is merged last, in place.
+        let mut aside: &[(usize, usize)] = &[];
+        let mut push_run = |blocks: &mut Vec<(usize, usize)>, union: &'a Union| {
+            push_union(blocks, runs, &mut aside, union, floor)
         };
         let (low, high) = self.whole_buckets((first, last));
         canonical_nodes(self.buckets, low, high, |node| {
@@ -822,7 +875,7 @@ impl PlacedIndex {
                 }
             },
         );
-        result
+        result.map(|()| aside)
     }
 }
 
@@ -899,6 +952,38 @@ mod tests {
         }
     }
 
+    #[test]
+    fn best_fit_of_two_runs_is_that_of_their_merge() {
+        let mut rng = crate::rng::XorShift(0x5EED_0023);
+        let mut next = move |bound: usize| rng.below(bound);
+        for _ in 0..2000 {
+            let mut run = || {
+                let mut ranges: Vec<(usize, usize)> = (0..next(10))
+                    .map(|_| {
+                        let start = next(150);
+                        (start, start + 1 + next(20))
+                    })
+                    .collect();
+                ranges.sort_unstable_by_key(|&(start, _)| start);
+                ranges
+            };
+            let (left, right) = (run(), run());
+            let all: Vec<(usize, usize)> = left.iter().chain(&right).copied().collect();
+            for (size, useful) in [(1, 1), (3, 2), (8, 8), (20, 5), (60, 60)] {
+                let (offset, covered) = best_fit_of_two(&left, &right, size, useful);
+                let mut oracle = all.clone();
+                assert_eq!(offset, super::super::best_fit(&mut oracle, size));
+                // The prefix: bytes up to `covered` are in the union or in
+                // gaps shorter than `useful`, and a gap of `useful` follows.
+                let expected = filled(&all, useful)
+                    .first()
+                    .filter(|&&(start, _)| start == 0)
+                    .map_or(0, |&(_, end)| end);
+                assert_eq!(covered, expected);
+            }
+        }
+    }
+
     /// Plans `tensors` with the index of every shape, checking at each step
     /// that the ranges gathered have the union of the byte ranges of the
     /// placed tensors whose lifetimes meet the one placed (found by
@@ -913,7 +998,9 @@ mod tests {
                 let mut placed: Vec<(usize, (usize, usize))> = Vec::new();
                 for (step, &i) in order.iter().enumerate() {
                     let (mut blocks, mut runs) = (Vec::new(), Vec::new());
-                    index.conflicts(step, &mut blocks, &mut runs).unwrap();
+                    let aside = index.conflicts(step, &mut blocks, &mut runs).unwrap();
+                    runs.push(blocks.len());
+                    blocks.extend_from_slice(aside);
                     let conflicts: Vec<(usize, usize)> = placed
                         .iter()
                         .filter(|&&(j, _)| tensors[j].overlaps(&tensors[i]))
