@@ -142,10 +142,25 @@ impl Union {
     /// filling it changes no plan. Returns whether the union changed.
     fn add(&mut self, (start, end): (usize, usize), useful: usize) -> Result<bool, PlanError> {
         let ranges = &mut self.0;
+        let far_before = |e: usize| e < start && start - e >= useful;
         // Ranges before `low` end at least `useful` bytes before `start`;
         // from `high` on they start at least `useful` bytes after `end`.
-        let low = ranges.partition_point(|&(_, e)| e < start && start - e >= useful);
-        let high = low + ranges[low..].partition_point(|&(s, _)| s <= end || s - end < useful);
+        // A range placed on top of the others, the common case (a long
+        // lifetime's conflicts include every range of the unions it is
+        // added to), is found from the last ranges without a search.
+        let len = ranges.len();
+        let (low, high) = match ranges.last() {
+            Some(&(_, e)) if far_before(e) => (len, len),
+            Some(&(s, _)) if s <= start && (len < 2 || far_before(ranges[len - 2].1)) => {
+                (len - 1, len)
+            }
+            _ => {
+                let low = ranges.partition_point(|&(_, e)| far_before(e));
+                let high =
+                    low + ranges[low..].partition_point(|&(s, _)| s <= end || s - end < useful);
+                (low, high)
+            }
+        };
         // A leading gap `[0, start)` too short is filled as well.
         let start = if start < useful { 0 } else { start };
         if low == high {
