@@ -254,19 +254,22 @@ fn best_fit_of_two(
     size: usize,
     useful: usize,
 ) -> (usize, usize) {
-    let mut best: Option<(usize, usize)> = None; // (gap length, offset)
-    let mut prefix: Option<usize> = None;
+    // Kept without branches on the data, whose gaps are as good as random:
+    // the best gap (`found`, its length and offset) and the prefix (`None`
+    // until the first gap of `useful` bytes). A gap is at least one byte.
+    let (size, useful) = (size.max(1), useful.max(1));
+    let (mut found, mut best_len, mut best_at) = (false, 0usize, 0usize);
+    let (mut open, mut prefix) = (true, 0usize);
     let mut covered_to = 0usize;
     let mut step = |(start, end): (usize, usize)| {
-        if start > covered_to {
-            let gap = start - covered_to;
-            if prefix.is_none() && gap >= useful {
-                prefix = Some(covered_to);
-            }
-            if gap >= size && best.map_or(true, |(len, _)| gap < len) {
-                best = Some((gap, covered_to));
-            }
-        }
+        let gap = start.saturating_sub(covered_to);
+        let ends_prefix = open & (gap >= useful);
+        prefix = if ends_prefix { covered_to } else { prefix };
+        open &= !ends_prefix;
+        let better = (gap >= size) & (!found | (gap < best_len));
+        best_len = if better { gap } else { best_len };
+        best_at = if better { covered_to } else { best_at };
+        found |= better;
         covered_to = covered_to.max(end);
     };
     let (mut i, mut j) = (0, 0);
@@ -281,8 +284,8 @@ fn best_fit_of_two(
         step(next);
     }
     (
-        best.map_or(covered_to, |(_, offset)| offset),
-        prefix.unwrap_or(covered_to),
+        if found { best_at } else { covered_to },
+        if open { covered_to } else { prefix },
     )
 }
 
@@ -296,11 +299,22 @@ fn push_union<'a>(
     union: &'a Union,
     floor: usize,
 ) -> Result<(), PlanError> {
+    let ranges = &union.0;
+    // Few ranges end past a floor (it is usually near the top of the
+    // conflicts): they are counted from the end, in steps doubling.
     let from = match floor {
         0 => 0,
-        _ => union.0.partition_point(|&(_, end)| end <= floor),
+        _ => {
+            let len = ranges.len();
+            let mut past = 1;
+            while past < len && ranges[len - past].1 > floor {
+                past *= 2;
+            }
+            let low = len.saturating_sub(past);
+            low + ranges[low..].partition_point(|&(_, end)| end <= floor)
+        }
     };
-    let mut ranges = &union.0[from..];
+    let mut ranges = &ranges[from..];
     if ranges.len() > aside.len() {
         core::mem::swap(&mut ranges, aside);
     }
