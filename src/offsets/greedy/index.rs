@@ -99,11 +99,16 @@ pub(super) struct PlacedIndex {
     blocks: Vec<(usize, usize)>,
     runs: Vec<usize>,
     merged: Vec<(usize, usize)>,
-    /// Queries' covered prefixes (see [`Fact`]): those covering most, or
-    /// the latest of nested ones, are kept.
+    /// Queries' covered prefixes (see [`Fact`]), the first `fact_count`
+    /// in use: those covering most, or the latest of nested ones, are kept.
     facts: [Fact; FACTS],
+    fact_count: usize,
+    /// Ranges a query gathers from which its prefix is recorded (or it had
+    /// a floor): on tables of short gathers the facts would cost more than
+    /// they spare, and none are kept.
+    fact_from: usize,
     /// The covered prefix of the last query, for [`Self::insert`] to record.
-    pending: usize,
+    pending: Option<usize>,
 }
 
 /// A query's lifetime (ranks) and the prefix `[0, covered)` of bytes its
@@ -120,6 +125,13 @@ struct Fact {
 
 /// Facts kept.
 const FACTS: usize = 16;
+
+/// The `fact_from` of the index's own shape: a training step's queries
+/// gather hundreds of ranges, the sparse tables' a few dozen.
+const FACT_FROM: usize = 128;
+
+/// Sorted byte ranges read in place.
+type Ranges<'a> = &'a [(usize, usize)];
 
 /// A placed lifetime in one of its end buckets: its ranks and byte range.
 #[derive(Clone, Copy, Default)]
@@ -544,6 +556,7 @@ impl PlacedIndex {
             rank_count,
             bucket_bits,
             cover_height,
+            FACT_FROM,
         )?)
     }
 
@@ -556,7 +569,8 @@ impl PlacedIndex {
         cover_height: u32,
     ) -> Result<Self, PlanError> {
         let (ranks, endpoint_count) = super::keys::endpoint_ranks(tensors, order)?;
-        Self::with_shape(ranks, endpoint_count.max(1), bucket_bits, cover_height)
+        // Facts from every query, so that they are tested on small tables.
+        Self::with_shape(ranks, endpoint_count.max(1), bucket_bits, cover_height, 0)
     }
 
     /// The index with buckets of `2^bucket_bits` ranks and covers at
@@ -568,6 +582,7 @@ impl PlacedIndex {
         rank_count: usize,
         bucket_bits: u32,
         cover_height: u32,
+        fact_from: usize,
     ) -> Result<Self, PlanError> {
         let buckets = rank_count.div_ceil(1 << bucket_bits).next_power_of_two();
         let cover_height = cover_height.min(buckets.trailing_zeros());
@@ -639,7 +654,9 @@ impl PlacedIndex {
             runs: Vec::new(),
             merged: Vec::new(),
             facts: [Fact::default(); FACTS],
-            pending: 0,
+            fact_count: 0,
+            fact_from,
+            pending: None,
         })
     }
 
@@ -720,11 +737,13 @@ impl PlacedIndex {
         Ok(())
     }
 
-    /// Records the covered prefix of the last query (`pending`, 0 if
-    /// none), extended by the range placed if it starts there: the tensor
-    /// placed conflicts with every later query containing its lifetime.
+    /// Records the covered prefix of the last query (`pending`, if any),
+    /// extended by the range placed if it starts there: the tensor placed
+    /// conflicts with every later query containing its lifetime.
     fn record_fact(&mut self, first: usize, last: usize, range: (usize, usize), useful: usize) {
-        let mut covered = core::mem::take(&mut self.pending);
+        let Some(mut covered) = self.pending.take() else {
+            return;
+        };
         if range.0 <= covered || range.0 - covered < useful {
             covered = covered.max(range.1);
         }
@@ -739,21 +758,25 @@ impl PlacedIndex {
         // A fact the new one dominates (its lifetime contains the new one's,
         // it covers no more) gives way; else the least covering one, if the
         // new one covers more.
-        let dominated = self
-            .facts
+        let facts = &mut self.facts[..self.fact_count];
+        let dominated = facts
             .iter()
             .position(|old| old.first <= first && old.last >= last && old.covered <= covered);
-        let at = dominated.unwrap_or_else(|| {
+        if let Some(at) = dominated {
+            facts[at] = fact;
+        } else if self.fact_count < FACTS {
+            self.facts[self.fact_count] = fact;
+            self.fact_count += 1;
+        } else {
             let mut weakest = 0;
-            for (at, old) in self.facts.iter().enumerate() {
-                if old.covered < self.facts[weakest].covered {
+            for (at, old) in facts.iter().enumerate() {
+                if old.covered < facts[weakest].covered {
                     weakest = at;
                 }
             }
-            weakest
-        });
-        if dominated.is_some() || self.facts[at].covered < covered {
-            self.facts[at] = fact;
+            if facts[weakest].covered < covered {
+                facts[weakest] = fact;
+            }
         }
     }
 
@@ -762,7 +785,7 @@ impl PlacedIndex {
     /// fits (0 if none does).
     #[inline]
     fn covered_floor(&self, first: usize, last: usize) -> usize {
-        self.facts
+        self.facts[..self.fact_count]
             .iter()
             .filter(|f| f.first >= first && f.last <= last)
             .map(|f| f.covered)
@@ -829,9 +852,11 @@ impl PlacedIndex {
         runs.clear();
         let result = self
             .conflicts(step, &mut blocks, &mut runs)
-            .and_then(|aside| {
+            .and_then(|(aside, floor)| {
+                let record = floor > 0 || blocks.len() + aside.len() >= self.fact_from;
                 let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
-                Ok(best_fit_of_two(sorted, aside, size, useful))
+                let (offset, covered) = best_fit_of_two(sorted, aside, size, useful);
+                Ok((offset, record.then_some(covered)))
             });
         (self.blocks, self.runs, self.merged) = (blocks, runs, merged);
         let (offset, covered) = result?;
@@ -842,13 +867,14 @@ impl PlacedIndex {
     /// Appends to `blocks` byte ranges whose union, with that of the
     /// returned sorted ranges (the longest union read, left in place), is
     /// the union of the byte ranges of every placed tensor whose lifetime
-    /// meets that of the tensor placed at `step`.
+    /// meets that of the tensor placed at `step`, but for gaps no tensor
+    /// fits; and returns the floor below which a fact proved it covered.
     fn conflicts<'a>(
         &'a self,
         step: usize,
         blocks: &mut Vec<(usize, usize)>,
         runs: &mut Vec<usize>,
-    ) -> Result<&'a [(usize, usize)], PlanError> {
+    ) -> Result<(Ranges<'a>, usize), PlanError> {
         let (first, last) = self.ranks[step];
         let (first_bucket, last_bucket) = (first >> self.bucket_bits, last >> self.bucket_bits);
         // Ranges ending inside a prefix already proven covered change no
@@ -904,7 +930,7 @@ impl PlacedIndex {
                 }
             },
         );
-        result.map(|()| aside)
+        result.map(|()| (aside, floor))
     }
 }
 
@@ -1027,7 +1053,7 @@ mod tests {
                 let mut placed: Vec<(usize, (usize, usize))> = Vec::new();
                 for (step, &i) in order.iter().enumerate() {
                     let (mut blocks, mut runs) = (Vec::new(), Vec::new());
-                    let aside = index.conflicts(step, &mut blocks, &mut runs).unwrap();
+                    let (aside, _) = index.conflicts(step, &mut blocks, &mut runs).unwrap();
                     runs.push(blocks.len());
                     blocks.extend_from_slice(aside);
                     let conflicts: Vec<(usize, usize)> = placed
@@ -1045,6 +1071,8 @@ mod tests {
                         (filled(&conflicts, smallest), shape)
                     );
                     let offset = super::super::best_fit_sorted(sorted, tensors[i].size);
+                    // The prefix covered, for the facts of later queries.
+                    index.pending = Some(best_fit_of_two(sorted, &[], 1, smallest).1);
                     let range = (offset, offset + tensors[i].size);
                     index.insert(step, range, smallest).unwrap();
                     placed.push((i, range));
