@@ -513,8 +513,10 @@ fn bucket_bits(ranks: &[(usize, usize)], rank_count: usize) -> Result<u32, PlanE
 /// total length to this many ranges per tensor. Each level the covers sit
 /// lower spares every query one stored union to merge, which on tables of
 /// long lifetimes (a training step's activations) costs more than the
-/// additions it takes.
-const COVER_ADDS_PER_TENSOR: usize = 32;
+/// additions it takes; there most additions go on top of a union and cost
+/// no search. The stored unions a query merges hold up to `2^height`
+/// lifetimes, so a budget too low lets them grow with the table.
+const COVER_ADDS_PER_TENSOR: usize = 128;
 
 /// The lowest cover height at which the covers' additions stay within
 /// [`COVER_ADDS_PER_TENSOR`] per tensor: a canonical node adds one per cover
