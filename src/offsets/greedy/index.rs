@@ -51,9 +51,19 @@ use crate::sys::pages::prefetch;
 /// entries are kept.
 ///
 /// Every range gathered belongs to a lifetime meeting `Q`, so the union
-/// gathered is exactly the union of the conflicting ranges. Every query is
-/// known in advance, so a union no later query reads is neither added to
-/// nor kept.
+/// gathered is exactly the union of the conflicting ranges, but for gaps
+/// no tensor still to be placed fits (see [`Union::add`] and below). Every
+/// query is known in advance, so a union no later query reads is neither
+/// added to nor kept.
+///
+/// A few earlier queries' covered prefixes are kept ([`Fact`]): a query
+/// whose lifetime contains one of theirs conflicts with a superset of
+/// their conflicts, so it gathers one range for the prefix and only the
+/// ranges ending past it (found by binary search in each union). Where
+/// long lifetimes nest (a training step's activations), the ranges below
+/// the top of the conflicts are spread thinly over many unions that only
+/// together cover them, and each such query would otherwise gather them
+/// all to find no gap.
 pub(crate) struct PlacedIndex {
     /// `(first, last)` endpoint ranks of the tensor placed at each step.
     ranks: Vec<(usize, usize)>,
@@ -89,7 +99,39 @@ pub(crate) struct PlacedIndex {
     blocks: Vec<(usize, usize)>,
     runs: Vec<usize>,
     merged: Vec<(usize, usize)>,
+    /// Queries' covered prefixes (see [`Fact`]), the first `fact_count`
+    /// in use: those covering most, or the latest of nested ones, are kept.
+    facts: [Fact; FACTS],
+    fact_count: usize,
+    /// Ranges a query gathers from which its prefix is recorded (or it had
+    /// a floor): on tables of short gathers the facts would cost more than
+    /// they spare, and none are kept.
+    fact_from: usize,
+    /// The covered prefix of the last query, for [`Self::insert`] to record.
+    pending: Option<usize>,
 }
+
+/// A query's lifetime (ranks) and the prefix `[0, covered)` of bytes its
+/// gathered union covered, up to gaps no tensor fits. Placed ranges are
+/// never removed, so a later query whose lifetime contains this one
+/// conflicts with a superset and covers the same prefix: it need gather
+/// only the ranges ending past `covered`.
+#[derive(Clone, Copy, Default)]
+struct Fact {
+    first: usize,
+    last: usize,
+    covered: usize,
+}
+
+/// Facts kept.
+const FACTS: usize = 16;
+
+/// The `fact_from` of the index's own shape: a training step's queries
+/// gather hundreds of ranges, the sparse tables' a few dozen.
+const FACT_FROM: usize = 128;
+
+/// Sorted byte ranges read in place.
+type Ranges<'a> = &'a [(usize, usize)];
 
 /// A placed lifetime in one of its end buckets: its ranks and byte range.
 #[derive(Clone, Copy, Default)]
@@ -112,10 +154,25 @@ impl Union {
     /// filling it changes no plan. Returns whether the union changed.
     fn add(&mut self, (start, end): (usize, usize), useful: usize) -> Result<bool, PlanError> {
         let ranges = &mut self.0;
+        let far_before = |e: usize| e < start && start - e >= useful;
         // Ranges before `low` end at least `useful` bytes before `start`;
         // from `high` on they start at least `useful` bytes after `end`.
-        let low = ranges.partition_point(|&(_, e)| e < start && start - e >= useful);
-        let high = low + ranges[low..].partition_point(|&(s, _)| s <= end || s - end < useful);
+        // A range placed on top of the others, the common case (a long
+        // lifetime's conflicts include every range of the unions it is
+        // added to), is found from the last ranges without a search.
+        let len = ranges.len();
+        let (low, high) = match ranges.last() {
+            Some(&(_, e)) if far_before(e) => (len, len),
+            Some(&(s, _)) if s <= start && (len < 2 || far_before(ranges[len - 2].1)) => {
+                (len - 1, len)
+            }
+            _ => {
+                let low = ranges.partition_point(|&(_, e)| far_before(e));
+                let high =
+                    low + ranges[low..].partition_point(|&(s, _)| s <= end || s - end < useful);
+                (low, high)
+            }
+        };
         // A leading gap `[0, start)` too short is filled as well.
         let start = if start < useful { 0 } else { start };
         if low == high {
@@ -206,6 +263,90 @@ fn reserve_ranges(ranges: &mut Vec<(usize, usize)>, more: usize) -> Result<(), P
         .map_err(|_| PlanError::OutOfMemory {
             bytes: (ranges.len() + more).saturating_mul(16),
         })
+}
+
+/// [`super::best_fit_sorted`] of the ranges of `left` and `right` (each
+/// sorted by start) merged by start, read in one pass without writing the
+/// merge; and the end of the prefix `[0, end)` they cover but for gaps
+/// shorter than `useful`, the leading one included.
+fn best_fit_of_two(
+    left: &[(usize, usize)],
+    right: &[(usize, usize)],
+    size: usize,
+    useful: usize,
+) -> (usize, usize) {
+    // Kept without branches on the data, whose gaps are as good as random:
+    // the best gap (`found`, its length and offset) and the prefix (`None`
+    // until the first gap of `useful` bytes). A gap is at least one byte.
+    let (size, useful) = (size.max(1), useful.max(1));
+    let (mut found, mut best_len, mut best_at) = (false, 0usize, 0usize);
+    let (mut open, mut prefix) = (true, 0usize);
+    let mut covered_to = 0usize;
+    let mut step = |(start, end): (usize, usize)| {
+        let gap = start.saturating_sub(covered_to);
+        let ends_prefix = open & (gap >= useful);
+        prefix = if ends_prefix { covered_to } else { prefix };
+        open &= !ends_prefix;
+        let better = (gap >= size) & (!found | (gap < best_len));
+        best_len = if better { gap } else { best_len };
+        best_at = if better { covered_to } else { best_at };
+        found |= better;
+        covered_to = covered_to.max(end);
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() && j < right.len() {
+        let (x, y) = (left[i], right[j]);
+        let take_left = x.0 <= y.0;
+        step(if take_left { x } else { y });
+        i += take_left as usize;
+        j += !take_left as usize;
+    }
+    for &next in left[i..].iter().chain(&right[j..]) {
+        step(next);
+    }
+    (
+        if found { best_at } else { covered_to },
+        if open { covered_to } else { prefix },
+    )
+}
+
+/// Appends to `blocks`, as a run starting at the end of `runs`, the ranges
+/// of `union` ending past `floor`, unless they are more than those of
+/// `aside`: then they take its place, and its ranges are appended instead.
+fn push_union<'a>(
+    blocks: &mut Vec<(usize, usize)>,
+    runs: &mut Vec<usize>,
+    aside: &mut &'a [(usize, usize)],
+    union: &'a Union,
+    floor: usize,
+) -> Result<(), PlanError> {
+    let ranges = &union.0;
+    // Few ranges end past a floor (it is usually near the top of the
+    // conflicts): they are counted from the end, in steps doubling.
+    let from = match floor {
+        0 => 0,
+        _ => {
+            let len = ranges.len();
+            let mut past = 1;
+            while past < len && ranges[len - past].1 > floor {
+                past *= 2;
+            }
+            let low = len.saturating_sub(past);
+            low + ranges[low..].partition_point(|&(_, end)| end <= floor)
+        }
+    };
+    let mut ranges = &ranges[from..];
+    if ranges.len() > aside.len() {
+        core::mem::swap(&mut ranges, aside);
+    }
+    if !ranges.is_empty() {
+        runs.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
+            bytes: (runs.len() + 1).saturating_mul(8),
+        })?;
+        runs.push(blocks.len());
+        gather(blocks, ranges)?;
+    }
+    Ok(())
 }
 
 /// Appends `ranges` to `blocks`, failing instead of aborting.
@@ -381,8 +522,10 @@ fn bucket_bits(ranks: &[(usize, usize)], rank_count: usize) -> Result<u32, PlanE
 /// total length to this many ranges per tensor. Each level the covers sit
 /// lower spares every query one stored union to merge, which on tables of
 /// long lifetimes (a training step's activations) costs more than the
-/// additions it takes.
-const COVER_ADDS_PER_TENSOR: usize = 32;
+/// additions it takes; there most additions go on top of a union and cost
+/// no search. The stored unions a query merges hold up to `2^height`
+/// lifetimes, so a budget too low lets them grow with the table.
+const COVER_ADDS_PER_TENSOR: usize = 128;
 
 /// The lowest cover height at which the covers' additions stay within
 /// [`COVER_ADDS_PER_TENSOR`] per tensor: a canonical node adds one per cover
@@ -424,6 +567,7 @@ impl PlacedIndex {
             rank_count,
             bucket_bits,
             cover_height,
+            FACT_FROM,
         )?)
     }
 
@@ -436,7 +580,8 @@ impl PlacedIndex {
         cover_height: u32,
     ) -> Result<Self, PlanError> {
         let (ranks, endpoint_count) = super::keys::endpoint_ranks(tensors, order)?;
-        Self::with_shape(ranks, endpoint_count.max(1), bucket_bits, cover_height)
+        // Facts from every query, so that they are tested on small tables.
+        Self::with_shape(ranks, endpoint_count.max(1), bucket_bits, cover_height, 0)
     }
 
     /// The index with buckets of `2^bucket_bits` ranks and covers at
@@ -448,6 +593,7 @@ impl PlacedIndex {
         rank_count: usize,
         bucket_bits: u32,
         cover_height: u32,
+        fact_from: usize,
     ) -> Result<Self, PlanError> {
         let buckets = rank_count.div_ceil(1 << bucket_bits).next_power_of_two();
         let cover_height = cover_height.min(buckets.trailing_zeros());
@@ -518,6 +664,10 @@ impl PlacedIndex {
             blocks: Vec::new(),
             runs: Vec::new(),
             merged: Vec::new(),
+            facts: [Fact::default(); FACTS],
+            fact_count: 0,
+            fact_from,
+            pending: None,
         })
     }
 
@@ -541,6 +691,7 @@ impl PlacedIndex {
         useful: usize,
     ) -> Result<(), PlanError> {
         let (first, last) = self.ranks[step];
+        self.record_fact(first, last, range, useful);
         let (first_bucket, last_bucket) = (first >> self.bucket_bits, last >> self.bucket_bits);
         // Single-rank buckets are whole buckets of every query ending there.
         let raw_buckets = if self.bucket_bits == 0 { 0 } else { 2 };
@@ -597,6 +748,62 @@ impl PlacedIndex {
         Ok(())
     }
 
+    /// Records the covered prefix of the last query (`pending`, if any),
+    /// extended by the range placed if it starts there: the tensor placed
+    /// conflicts with every later query containing its lifetime.
+    fn record_fact(&mut self, first: usize, last: usize, range: (usize, usize), useful: usize) {
+        let Some(mut covered) = self.pending.take() else {
+            return;
+        };
+        if range.0 <= covered || range.0 - covered < useful {
+            covered = covered.max(range.1);
+        }
+        if covered == 0 {
+            return;
+        }
+        let fact = Fact {
+            first,
+            last,
+            covered,
+        };
+        // A fact the new one dominates (its lifetime contains the new one's,
+        // it covers no more) gives way; else the least covering one, if the
+        // new one covers more.
+        let facts = &mut self.facts[..self.fact_count];
+        let dominated = facts
+            .iter()
+            .position(|old| old.first <= first && old.last >= last && old.covered <= covered);
+        if let Some(at) = dominated {
+            facts[at] = fact;
+        } else if self.fact_count < FACTS {
+            self.facts[self.fact_count] = fact;
+            self.fact_count += 1;
+        } else {
+            let mut weakest = 0;
+            for (at, old) in facts.iter().enumerate() {
+                if old.covered < facts[weakest].covered {
+                    weakest = at;
+                }
+            }
+            if facts[weakest].covered < covered {
+                facts[weakest] = fact;
+            }
+        }
+    }
+
+    /// The longest prefix `[0, covered)` a recorded fact proves the union
+    /// of the conflicts of `(first, last)` covers, up to gaps no tensor
+    /// fits (0 if none does).
+    #[inline]
+    fn covered_floor(&self, first: usize, last: usize) -> usize {
+        self.facts[..self.fact_count]
+            .iter()
+            .filter(|f| f.first >= first && f.last <= last)
+            .map(|f| f.covered)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Asks the cache for what the queries a few steps after `step` read
     /// first: their end buckets' raw entries and first bucket's cover, in two stages
     /// (the bucket's bounds, then the entries they point to). Placement
@@ -643,31 +850,50 @@ impl PlacedIndex {
 
     /// The offset best fit gives the tensor placed at `step` (`size` bytes)
     /// among the placed tensors whose lifetimes meet its own.
-    pub(super) fn best_fit(&mut self, step: usize, size: usize) -> Result<usize, PlanError> {
+    pub(super) fn best_fit(
+        &mut self,
+        step: usize,
+        size: usize,
+        useful: usize,
+    ) -> Result<usize, PlanError> {
         let mut blocks = core::mem::take(&mut self.blocks);
         let mut runs = core::mem::take(&mut self.runs);
         let mut merged = core::mem::take(&mut self.merged);
         blocks.clear();
         runs.clear();
-        let result = self.conflicts(step, &mut blocks, &mut runs).and_then(|()| {
-            let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
-            Ok(super::best_fit_sorted(sorted, size))
-        });
+        let result = self
+            .conflicts(step, &mut blocks, &mut runs)
+            .and_then(|(aside, floor)| {
+                let record = floor > 0 || blocks.len() + aside.len() >= self.fact_from;
+                let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
+                let (offset, covered) = best_fit_of_two(sorted, aside, size, useful);
+                Ok((offset, record.then_some(covered)))
+            });
         (self.blocks, self.runs, self.merged) = (blocks, runs, merged);
-        result
+        let (offset, covered) = result?;
+        self.pending = covered;
+        Ok(offset)
     }
 
-    /// Appends to `blocks` byte ranges whose union is the union of the byte
-    /// ranges of every placed tensor whose lifetime meets that of the tensor
-    /// placed at `step`.
-    fn conflicts(
-        &self,
+    /// Appends to `blocks` byte ranges whose union, with that of the
+    /// returned sorted ranges (the longest union read, left in place), is
+    /// the union of the byte ranges of every placed tensor whose lifetime
+    /// meets that of the tensor placed at `step`, but for gaps no tensor
+    /// fits; and returns the floor below which a fact proved it covered.
+    fn conflicts<'a>(
+        &'a self,
         step: usize,
         blocks: &mut Vec<(usize, usize)>,
         runs: &mut Vec<usize>,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(Ranges<'a>, usize), PlanError> {
         let (first, last) = self.ranks[step];
         let (first_bucket, last_bucket) = (first >> self.bucket_bits, last >> self.bucket_bits);
+        // Ranges ending inside a prefix already proven covered change no
+        // gap a tensor fits: one range stands for them all.
+        let floor = self.covered_floor(first, last);
+        if floor > 0 {
+            gather(blocks, &[(0, floor)])?;
+        }
         let mut result = Ok(());
         let raw_buckets = if self.bucket_bits == 0 { 0 } else { 2 };
         for bucket in [first_bucket, last_bucket].into_iter().take(raw_buckets) {
@@ -680,7 +906,7 @@ impl PlacedIndex {
             blocks.extend(
                 placed
                     .iter()
-                    .filter(|raw| raw.first <= last && raw.last >= first)
+                    .filter(|raw| raw.first <= last && raw.last >= first && raw.range.1 > floor)
                     .map(|raw| raw.range),
             );
             if last_bucket == first_bucket {
@@ -689,15 +915,10 @@ impl PlacedIndex {
         }
         // The raw entries are the one unsorted run; each union is sorted.
         blocks.sort_unstable_by_key(|&(start, _)| start);
-        let mut push_run = |blocks: &mut Vec<(usize, usize)>, union: &Union| {
-            if !union.0.is_empty() {
-                runs.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
-                    bytes: (runs.len() + 1).saturating_mul(8),
-                })?;
-                runs.push(blocks.len());
-                gather(blocks, &union.0)?;
-            }
-            Ok(())
+        // The longest union is not copied: it is merged last, in place.
+        let mut aside: &[(usize, usize)] = &[];
+        let mut push_run = |blocks: &mut Vec<(usize, usize)>, union: &'a Union| {
+            push_union(blocks, runs, &mut aside, union, floor)
         };
         let (low, high) = self.whole_buckets((first, last));
         canonical_nodes(self.buckets, low, high, |node| {
@@ -720,7 +941,7 @@ impl PlacedIndex {
                 }
             },
         );
-        result
+        result.map(|()| (aside, floor))
     }
 
     /// The index for `tensors` placed in `order`, for a planner outside the
@@ -757,12 +978,22 @@ impl PlacedIndex {
         blocks.clear();
         runs.clear();
         out.clear();
-        let result = self.conflicts(step, &mut blocks, &mut runs).and_then(|()| {
-            let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
-            reserve_ranges(out, sorted.len())?;
-            out.extend_from_slice(sorted);
-            Ok(())
-        });
+        let result = self
+            .conflicts(step, &mut blocks, &mut runs)
+            .and_then(|(aside, _)| {
+                // The union left in place is one more run here.
+                if !aside.is_empty() {
+                    runs.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
+                        bytes: (runs.len() + 1).saturating_mul(8),
+                    })?;
+                    runs.push(blocks.len());
+                    gather(&mut blocks, aside)?;
+                }
+                let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
+                reserve_ranges(out, sorted.len())?;
+                out.extend_from_slice(sorted);
+                Ok(())
+            });
         (self.blocks, self.runs, self.merged) = (blocks, runs, merged);
         result
     }
@@ -841,6 +1072,38 @@ mod tests {
         }
     }
 
+    #[test]
+    fn best_fit_of_two_runs_is_that_of_their_merge() {
+        let mut rng = crate::rng::XorShift(0x5EED_0023);
+        let mut next = move |bound: usize| rng.below(bound);
+        for _ in 0..2000 {
+            let mut run = || {
+                let mut ranges: Vec<(usize, usize)> = (0..next(10))
+                    .map(|_| {
+                        let start = next(150);
+                        (start, start + 1 + next(20))
+                    })
+                    .collect();
+                ranges.sort_unstable_by_key(|&(start, _)| start);
+                ranges
+            };
+            let (left, right) = (run(), run());
+            let all: Vec<(usize, usize)> = left.iter().chain(&right).copied().collect();
+            for (size, useful) in [(1, 1), (3, 2), (8, 8), (20, 5), (60, 60)] {
+                let (offset, covered) = best_fit_of_two(&left, &right, size, useful);
+                let mut oracle = all.clone();
+                assert_eq!(offset, super::super::best_fit(&mut oracle, size));
+                // The prefix: bytes up to `covered` are in the union or in
+                // gaps shorter than `useful`, and a gap of `useful` follows.
+                let expected = filled(&all, useful)
+                    .first()
+                    .filter(|&&(start, _)| start == 0)
+                    .map_or(0, |&(_, end)| end);
+                assert_eq!(covered, expected);
+            }
+        }
+    }
+
     /// Plans `tensors` with the index of every shape, checking at each step
     /// that the ranges gathered have the union of the byte ranges of the
     /// placed tensors whose lifetimes meet the one placed (found by
@@ -855,7 +1118,9 @@ mod tests {
                 let mut placed: Vec<(usize, (usize, usize))> = Vec::new();
                 for (step, &i) in order.iter().enumerate() {
                     let (mut blocks, mut runs) = (Vec::new(), Vec::new());
-                    index.conflicts(step, &mut blocks, &mut runs).unwrap();
+                    let (aside, _) = index.conflicts(step, &mut blocks, &mut runs).unwrap();
+                    runs.push(blocks.len());
+                    blocks.extend_from_slice(aside);
                     let conflicts: Vec<(usize, usize)> = placed
                         .iter()
                         .filter(|&&(j, _)| tensors[j].overlaps(&tensors[i]))
@@ -871,6 +1136,8 @@ mod tests {
                         (filled(&conflicts, smallest), shape)
                     );
                     let offset = super::super::best_fit_sorted(sorted, tensors[i].size);
+                    // The prefix covered, for the facts of later queries.
+                    index.pending = Some(best_fit_of_two(sorted, &[], 1, smallest).1);
                     let range = (offset, offset + tensors[i].size);
                     index.insert(step, range, smallest).unwrap();
                     placed.push((i, range));

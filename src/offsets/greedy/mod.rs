@@ -17,7 +17,11 @@
 //! (tensors placed side by side merge into one range) instead of one range
 //! per conflicting tensor. Best fit depends only on the union of the
 //! conflicting ranges, so the plan is the one of the scan the specification
-//! describes, bit for bit.
+//! describes, bit for bit. Placed ranges are never removed, so a query
+//! whose lifetime contains an earlier query's also covers the byte prefix
+//! that one found covered, and gathers only the ranges past it (a training
+//! step's nested activations, which would otherwise gather thousands of
+//! ranges to find no gap below the top).
 //!
 //! Small tables skip the index, whose set-up (ranks, tree, unions) would
 //! cost more than the scans it saves: up to [`IN_ORDER_UP_TO`] tensors,
@@ -349,7 +353,7 @@ fn place<C: Clock>(
         clock.check_at(step)?;
         placed.prefetch(step);
         let size = sizes[step];
-        let offset = placed.best_fit(step, size)?;
+        let offset = placed.best_fit(step, size, smallest)?;
         let end = offset
             .checked_add(size)
             .ok_or(PlanError::Overflow { tensor: i })?;
