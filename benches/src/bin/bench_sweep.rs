@@ -753,6 +753,52 @@ fn report(rows_path: &Path, out: &Path) {
         )
         .unwrap();
     }
+    // The greedy's plans against 0.1.0's, by the offsets' hash, at every
+    // size both builds finished (0.1.0's driver prints it too: it is built
+    // from the same driver file).
+    for family in &families {
+        let hash = |n: usize, who: &str| match find(family, n, "greedy", who).map(|r| &r.outcome) {
+            Some(Outcome::Done(f)) if !f.text("offsets_hash").is_empty() => {
+                Some(f.text("offsets_hash").to_string())
+            }
+            _ => None,
+        };
+        let mut ns: Vec<usize> = rows
+            .iter()
+            .filter(|r| &r.family == family && r.strategy == "greedy")
+            .map(|r| r.n)
+            .collect();
+        ns.sort_unstable();
+        ns.dedup();
+        let compared: Vec<(usize, bool)> = ns
+            .iter()
+            .filter_map(|&n| Some((n, hash(n, "new")? == hash(n, "old")?)))
+            .collect();
+        if compared.is_empty() {
+            continue;
+        }
+        let differ: Vec<String> = compared
+            .iter()
+            .filter(|(_, same)| !same)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        let figure = if differ.is_empty() {
+            format!(
+                "identical offsets at all {} sizes compared ({} to {})",
+                compared.len(),
+                compared[0].0,
+                compared[compared.len() - 1].0
+            )
+        } else {
+            format!("offsets differ at n = {}", differ.join(", "))
+        };
+        writeln!(
+            w,
+            "| greedy's plan bit-identical to 0.1.0's | {family} | {figure} | {} |",
+            verdict(differ.is_empty())
+        )
+        .unwrap();
+    }
     // The greedy's own target of issue 21, where the sweep reached 4M.
     const CHAIN_4M: usize = 1 << 22;
     if greedy_max_n >= CHAIN_4M && families.iter().any(|f| f == "chain") {

@@ -233,9 +233,11 @@ impl Placement {
         let size = block.size;
         match &mut self.indexed {
             Some(indexed) if indexed.step_of[b] != usize::MAX => {
-                indexed
-                    .index
-                    .conflict_union(indexed.step_of[b], &mut indexed.union)?;
+                indexed.index.conflict_union(
+                    indexed.step_of[b],
+                    indexed.smallest,
+                    &mut indexed.union,
+                )?;
                 try_room(forbidden, indexed.union.len())?;
                 forbidden.extend(
                     indexed
@@ -319,7 +321,8 @@ impl Indexed {
             // No bytes or no span: it meets no block.
             return Ok(hint.unwrap_or(0));
         }
-        self.index.conflict_union(step, &mut self.union)?;
+        self.index
+            .conflict_union(step, self.smallest, &mut self.union)?;
         let size = model.blocks[b].size;
         let ranges = self.union.iter().map(|&(s, e)| (s as i128, e as i128));
         if let Some(h) = hint {

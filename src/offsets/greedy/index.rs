@@ -963,13 +963,15 @@ impl PlacedIndex {
 
     /// Writes to `out` (cleared first) byte ranges sorted by start whose
     /// union is that of the placed tensors whose lifetimes meet the one of
-    /// the tensor at `step`, gaps shorter than the `useful` of every
-    /// insertion possibly filled. Ranges may touch or overlap.
+    /// the tensor at `step`, gaps shorter than `useful` (no tensor still to
+    /// be placed is smaller; the same at every query and insertion)
+    /// possibly filled. Ranges may touch or overlap.
     ///
     /// Complexity: that of a query of [`Self::best_fit`].
     pub(crate) fn conflict_union(
         &mut self,
         step: usize,
+        useful: usize,
         out: &mut Vec<(usize, usize)>,
     ) -> Result<(), PlanError> {
         let mut blocks = core::mem::take(&mut self.blocks);
@@ -980,7 +982,8 @@ impl PlacedIndex {
         out.clear();
         let result = self
             .conflicts(step, &mut blocks, &mut runs)
-            .and_then(|(aside, _)| {
+            .and_then(|(aside, floor)| {
+                let record = floor > 0 || blocks.len() + aside.len() >= self.fact_from;
                 // The union left in place is one more run here.
                 if !aside.is_empty() {
                     runs.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
@@ -992,10 +995,13 @@ impl PlacedIndex {
                 let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
                 reserve_ranges(out, sorted.len())?;
                 out.extend_from_slice(sorted);
-                Ok(())
+                // The covered prefix, a fact for later queries as in
+                // `best_fit`: no tensor fits a gap shorter than `useful`.
+                Ok(record.then(|| best_fit_of_two(sorted, &[], 1, useful).1))
             });
         (self.blocks, self.runs, self.merged) = (blocks, runs, merged);
-        result
+        self.pending = result?;
+        Ok(())
     }
 }
 
