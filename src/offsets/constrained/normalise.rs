@@ -605,36 +605,10 @@ pub(super) fn irregular_conflicts(blocks: &[Block]) -> Result<Vec<Vec<Neighbour>
             }
         }
     };
-    let mut count = fallible::filled(blocks.len(), 0usize)?;
-    sweep(&mut |a, c, _, _| {
-        count[a] += 1;
-        count[c] += 1;
-    });
-    let entries = count.iter().fold(0usize, |sum, &c| sum.saturating_add(c));
-    let bytes = entries
-        .saturating_mul(core::mem::size_of::<Neighbour>())
-        .saturating_add(
-            blocks
-                .len()
-                .saturating_mul(core::mem::size_of::<Vec<Neighbour>>()),
-        );
-    fallible::refuse_above_half_available(bytes)?;
-    let mut lists: Vec<Vec<Neighbour>> = fallible::with_capacity(blocks.len())?;
-    for &c in &count {
-        lists.push(fallible::with_capacity(c)?);
-    }
-    drop(count);
-    // Every list has exactly the room its pairs take: these pushes never
-    // reallocate.
-    sweep(&mut |a, c, up, down| {
-        lists[a].push(Neighbour { other: c, up, down });
-        lists[c].push(Neighbour {
-            other: a,
-            up: down,
-            down: up,
-        });
-    });
-    Ok(lists)
+    lists_of_pairs(blocks.len(), |visit| {
+        sweep(visit);
+        Ok(())
+    })
 }
 
 /// Every conflicting pair, found by a sweep over the blocks' time spans.
@@ -662,36 +636,46 @@ fn conflicts(blocks: &[Block]) -> Result<Vec<Vec<Neighbour>>, PlanError> {
         }
         Ok(())
     };
-    let mut count = fallible::filled(blocks.len(), 0usize)?;
+    lists_of_pairs(blocks.len(), |visit| {
+        sweep(&mut |a, b, up, down| {
+            visit(a, b, up, down);
+            Ok(())
+        })
+    })
+}
+
+/// The lists by block of the pairs `sweep` visits (each pair once, as
+/// `(a, b, up, down)`: `b` above `a` needs `o_b - o_a >= up`), for `count`
+/// blocks: the sweep runs twice, counting, then filling lists allocated
+/// once, after the pairs' bytes are checked against the memory available.
+fn lists_of_pairs(
+    count: usize,
+    sweep: impl Fn(&mut dyn FnMut(usize, usize, i128, i128)) -> Result<(), PlanError>,
+) -> Result<Vec<Vec<Neighbour>>, PlanError> {
+    let mut degree = fallible::filled(count, 0usize)?;
     sweep(&mut |a, b, _, _| {
-        count[a] += 1;
-        count[b] += 1;
-        Ok(())
+        degree[a] += 1;
+        degree[b] += 1;
     })?;
-    let entries = count.iter().fold(0usize, |sum, &c| sum.saturating_add(c));
+    let entries = degree.iter().fold(0usize, |sum, &d| sum.saturating_add(d));
     let bytes = entries
         .saturating_mul(core::mem::size_of::<Neighbour>())
-        .saturating_add(
-            blocks
-                .len()
-                .saturating_mul(core::mem::size_of::<Vec<Neighbour>>()),
-        );
+        .saturating_add(count.saturating_mul(core::mem::size_of::<Vec<Neighbour>>()));
     fallible::refuse_above_half_available(bytes)?;
-    let mut neighbours: Vec<Vec<Neighbour>> = fallible::with_capacity(blocks.len())?;
-    for &c in &count {
-        neighbours.push(fallible::with_capacity(c)?);
+    let mut lists: Vec<Vec<Neighbour>> = fallible::with_capacity(count)?;
+    for &d in &degree {
+        lists.push(fallible::with_capacity(d)?);
     }
-    drop(count);
+    drop(degree);
     // Every list has exactly the room its pairs take: these pushes never
     // reallocate.
     sweep(&mut |a, b, up, down| {
-        neighbours[a].push(Neighbour { other: b, up, down });
-        neighbours[b].push(Neighbour {
+        lists[a].push(Neighbour { other: b, up, down });
+        lists[b].push(Neighbour {
             other: a,
             up: down,
             down: up,
         });
-        Ok(())
     })?;
-    Ok(neighbours)
+    Ok(lists)
 }

@@ -32,30 +32,79 @@ fn sound(problem: &PlanProblem<'_>, offsets: &[i128]) -> bool {
     (0..t.len()).all(within) && (0..t.len()).all(|i| (i + 1..t.len()).all(|j| apart(i, j)))
 }
 
+/// A small random interval problem's arrays.
+struct Small {
+    tensors: Vec<TensorLifetime>,
+    alignments: Vec<usize>,
+    fixed: Vec<Option<usize>>,
+    hints: Vec<Option<usize>>,
+}
+
+/// `n` tensors over 6 nodes, each living up to `span` more (one in 8 of
+/// no bytes), alignments up to 4, one tensor in `fixed_one_in` fixed, one
+/// in 3 hinted.
+fn small(rng: &mut XorShift, n: usize, span: usize, fixed_one_in: usize) -> Small {
+    let tensors: Vec<TensorLifetime> = (0..n)
+        .map(|_| {
+            let first = rng.below(6);
+            let size = if rng.below(8) == 0 {
+                0
+            } else {
+                1 + rng.below(9)
+            };
+            TensorLifetime::new(size, first, first + rng.below(span))
+        })
+        .collect();
+    let alignments: Vec<usize> = (0..n).map(|_| [1, 1, 2, 4][rng.below(4)]).collect();
+    let fixed: Vec<Option<usize>> = (0..n)
+        .map(|_| (rng.below(fixed_one_in) == 0).then(|| 4 * rng.below(3)))
+        .collect();
+    let hints: Vec<Option<usize>> = (0..n)
+        .map(|_| (rng.below(3) == 0).then(|| rng.below(12)))
+        .collect();
+    Small {
+        tensors,
+        alignments,
+        fixed,
+        hints,
+    }
+}
+
+/// The exact search on `listed` and on `other` from `start`, with no
+/// budget: both exhaust their trees and prove the same lower bound.
+fn both_searches(
+    listed: &Model,
+    other: &Model,
+    start: Option<Vec<i128>>,
+    lower: usize,
+    tag: &str,
+) -> (search::Outcome, search::Outcome) {
+    let budget = SearchBudget {
+        time: None,
+        nodes: None,
+    };
+    let run = |model: &Model, start: Option<Vec<i128>>| {
+        search::improve(model, start, lower, &budget, None, &mut |_| {}).unwrap()
+    };
+    let a = run(listed, start.clone());
+    let b = run(other, start);
+    assert!(a.exhausted && b.exhausted, "{tag}");
+    assert_eq!(a.lower_bound, b.lower_bound, "{tag}");
+    (a, b)
+}
+
 #[test]
 fn planning_without_lists_is_planning_with_them() {
     let mut rng = XorShift(0x5EED_1234_ABCD_0001);
     let mut scanned = 0;
     for case in 0..300 {
         let n = 1 + rng.below(9);
-        let tensors: Vec<TensorLifetime> = (0..n)
-            .map(|_| {
-                let first = rng.below(6);
-                let size = if rng.below(8) == 0 {
-                    0
-                } else {
-                    1 + rng.below(9)
-                };
-                TensorLifetime::new(size, first, first + rng.below(4))
-            })
-            .collect();
-        let alignments: Vec<usize> = (0..n).map(|_| [1, 1, 2, 4][rng.below(4)]).collect();
-        let fixed: Vec<Option<usize>> = (0..n)
-            .map(|_| (rng.below(5) == 0).then(|| 4 * rng.below(3)))
-            .collect();
-        let hints: Vec<Option<usize>> = (0..n)
-            .map(|_| (rng.below(3) == 0).then(|| rng.below(12)))
-            .collect();
+        let Small {
+            tensors,
+            alignments,
+            fixed,
+            hints,
+        } = small(&mut rng, n, 4, 5);
         let total: usize = tensors.iter().map(|t| t.size).sum();
         let capacity = (rng.below(2) == 0).then(|| total / 2 + rng.below(total + 1));
         let problem = PlanProblem {
@@ -88,22 +137,7 @@ fn planning_without_lists_is_planning_with_them() {
         for plan in [&greedy, &heuristic].into_iter().flatten() {
             assert!(sound(&problem, plan), "{tag}: {plan:?}");
         }
-        let budget = SearchBudget {
-            time: None,
-            nodes: None,
-        };
-        let a = search::improve(
-            &listed,
-            heuristic.clone(),
-            lower,
-            &budget,
-            None,
-            &mut |_| {},
-        )
-        .unwrap();
-        let b = search::improve(&unlisted, heuristic, lower, &budget, None, &mut |_| {}).unwrap();
-        assert!(a.exhausted && b.exhausted, "{tag}");
-        assert_eq!(a.lower_bound, b.lower_bound, "{tag}");
+        let (a, b) = both_searches(&listed, &unlisted, heuristic, lower, &tag);
         assert_eq!(a.offsets.is_some(), b.offsets.is_some(), "{tag}");
         if let Some(plan) = &b.offsets {
             assert!(sound(&problem, plan), "{tag}: {plan:?}");
@@ -203,24 +237,12 @@ fn gaps_and_reuse_without_lists_of_the_interval_pairs_plan_as_with_every_pair_li
     let mut mixed_models = 0;
     for case in 0..400 {
         let n = 2 + rng.below(8);
-        let tensors: Vec<TensorLifetime> = (0..n)
-            .map(|_| {
-                let first = rng.below(6);
-                let size = if rng.below(8) == 0 {
-                    0
-                } else {
-                    1 + rng.below(9)
-                };
-                TensorLifetime::new(size, first, first + rng.below(5))
-            })
-            .collect();
-        let alignments: Vec<usize> = (0..n).map(|_| [1, 1, 2, 4][rng.below(4)]).collect();
-        let fixed: Vec<Option<usize>> = (0..n)
-            .map(|_| (rng.below(6) == 0).then(|| 4 * rng.below(3)))
-            .collect();
-        let hints: Vec<Option<usize>> = (0..n)
-            .map(|_| (rng.below(3) == 0).then(|| rng.below(12)))
-            .collect();
+        let Small {
+            tensors,
+            alignments,
+            fixed,
+            hints,
+        } = small(&mut rng, n, 5, 6);
         let mut gaps = Vec::new();
         for (t, tensor) in tensors.iter().enumerate() {
             if tensor.last_use > tensor.first_use && rng.below(3) == 0 {
@@ -271,22 +293,7 @@ fn gaps_and_reuse_without_lists_of_the_interval_pairs_plan_as_with_every_pair_li
             place::heuristic(&mixed, lower, None).unwrap(),
             "{tag}"
         );
-        let budget = SearchBudget {
-            time: None,
-            nodes: None,
-        };
-        let a = search::improve(
-            &listed,
-            heuristic.clone(),
-            lower,
-            &budget,
-            None,
-            &mut |_| {},
-        )
-        .unwrap();
-        let b = search::improve(&mixed, heuristic, lower, &budget, None, &mut |_| {}).unwrap();
-        assert!(a.exhausted && b.exhausted, "{tag}");
-        assert_eq!(a.lower_bound, b.lower_bound, "{tag}");
+        let (a, b) = both_searches(&listed, &mixed, heuristic, lower, &tag);
         let arena = |plan: &[i128]| {
             (0..plan.len())
                 .filter(|&k| listed.blocks[k].size > 0)
