@@ -605,10 +605,7 @@ pub(super) fn irregular_conflicts(blocks: &[Block]) -> Result<Vec<Vec<Neighbour>
             }
         }
     };
-    lists_of_pairs(blocks.len(), |visit| {
-        sweep(visit);
-        Ok(())
-    })
+    lists_of_pairs(blocks.len(), sweep)
 }
 
 /// Every conflicting pair, found by a sweep over the blocks' time spans.
@@ -625,23 +622,17 @@ fn conflicts(blocks: &[Block]) -> Result<Vec<Vec<Neighbour>>, PlanError> {
     };
     // Ties by block number, as a stable sort would leave them.
     order.sort_unstable_by_key(|&b| (span(b).0, b));
-    let sweep = |visit: &mut dyn FnMut(usize, usize, i128, i128) -> Result<(), PlanError>| {
+    let sweep = |visit: &mut dyn FnMut(usize, usize, i128, i128)| {
         for (k, &a) in order.iter().enumerate() {
             let end = span(a).1;
             for &b in order[k + 1..].iter().take_while(|&&b| span(b).0 < end) {
                 if let Some((up, down)) = separation(&blocks[a].pieces, &blocks[b].pieces) {
-                    visit(a, b, up, down)?;
+                    visit(a, b, up, down);
                 }
             }
         }
-        Ok(())
     };
-    lists_of_pairs(blocks.len(), |visit| {
-        sweep(&mut |a, b, up, down| {
-            visit(a, b, up, down);
-            Ok(())
-        })
-    })
+    lists_of_pairs(blocks.len(), sweep)
 }
 
 /// The lists by block of the pairs `sweep` visits (each pair once, as
@@ -650,13 +641,13 @@ fn conflicts(blocks: &[Block]) -> Result<Vec<Vec<Neighbour>>, PlanError> {
 /// once, after the pairs' bytes are checked against the memory available.
 fn lists_of_pairs(
     count: usize,
-    sweep: impl Fn(&mut dyn FnMut(usize, usize, i128, i128)) -> Result<(), PlanError>,
+    sweep: impl Fn(&mut dyn FnMut(usize, usize, i128, i128)),
 ) -> Result<Vec<Vec<Neighbour>>, PlanError> {
     let mut degree = fallible::filled(count, 0usize)?;
     sweep(&mut |a, b, _, _| {
         degree[a] += 1;
         degree[b] += 1;
-    })?;
+    });
     let entries = degree.iter().fold(0usize, |sum, &d| sum.saturating_add(d));
     let bytes = entries
         .saturating_mul(core::mem::size_of::<Neighbour>())
@@ -676,6 +667,6 @@ fn lists_of_pairs(
             up: down,
             down: up,
         });
-    })?;
+    });
     Ok(lists)
 }

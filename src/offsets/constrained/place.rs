@@ -183,8 +183,8 @@ impl Placement {
     /// Time `O(d log d)` for `d` listed neighbours of `b`; without lists
     /// `O(p)` for `p` placed blocks, the scan stopping at the first gap
     /// that fits, or with the index that of a query of the greedy's
-    /// ([`PlacedIndex`]) and `O(g)` for the `g` ranges it gathers. Space
-    /// `O(d)`, or `O(g)`.
+    /// ([`PlacedIndex`]) and `O(g log g)` for the `g` ranges it gathers.
+    /// Space `O(d)`, or `O(g)`.
     pub(super) fn lowest(
         &mut self,
         model: &Model,
@@ -222,31 +222,27 @@ impl Placement {
             // Every pair of `b` is listed.
             return Ok(lowest_outside(forbidden, hint, align));
         }
-        if forbidden.is_empty() {
-            return match &mut self.indexed {
-                Some(indexed) => indexed.lowest(model, b, hint),
-                None => Ok(self.lowest_by_scan(model, b, hint)),
-            };
-        }
-        // Listed and interval pairs together: the interval blocks' byte
-        // ranges `[s, e)` forbid `(s - size_b, e)`.
+        // The interval blocks' byte ranges `[s, e)` forbid `(s - size_b, e)`.
         let size = block.size;
         match &mut self.indexed {
-            Some(indexed) if indexed.step_of[b] != usize::MAX => {
-                indexed.index.conflict_union(
-                    indexed.step_of[b],
-                    indexed.smallest,
-                    &mut indexed.union,
-                )?;
-                try_room(forbidden, indexed.union.len())?;
-                forbidden.extend(
+            Some(indexed) => {
+                let step = indexed.step_of[b];
+                // Not in the index: no bytes or no span, it meets no block.
+                if step != usize::MAX {
                     indexed
-                        .union
-                        .iter()
-                        .map(|&(s, e)| (s as i128 - size, e as i128)),
-                );
+                        .index
+                        .conflict_union(step, indexed.smallest, &mut indexed.union)?;
+                    try_room(forbidden, indexed.union.len())?;
+                    forbidden.extend(
+                        indexed
+                            .union
+                            .iter()
+                            .map(|&(s, e)| (s as i128 - size, e as i128)),
+                    );
+                }
             }
-            Some(_) => {}
+            // Only interval pairs: the scan stops at the first gap that fits.
+            None if forbidden.is_empty() => return Ok(self.lowest_by_scan(model, b, hint)),
             None => {
                 let (start, finish) = model.span(b);
                 let meets = |e: &&PlacedInterval| e.start < finish && start < e.finish;
@@ -309,39 +305,6 @@ fn lowest_outside(forbidden: &mut [(i128, i128)], hint: Option<i128>, align: i12
         }
     }
     x
-}
-
-impl Indexed {
-    /// [`Placement::lowest`] of interval block `b` from the union of its
-    /// conflicting blocks' byte ranges (sorted by start; they may touch or
-    /// overlap), read as the scan reads the placed blocks.
-    fn lowest(&mut self, model: &Model, b: usize, hint: Option<i128>) -> Result<i128, PlanError> {
-        let step = self.step_of[b];
-        if step == usize::MAX {
-            // No bytes or no span: it meets no block.
-            return Ok(hint.unwrap_or(0));
-        }
-        self.index
-            .conflict_union(step, self.smallest, &mut self.union)?;
-        let size = model.blocks[b].size;
-        let ranges = self.union.iter().map(|&(s, e)| (s as i128, e as i128));
-        if let Some(h) = hint {
-            if ranges.clone().all(|(s, e)| h + size <= s || h >= e) {
-                return Ok(h);
-            }
-        }
-        let align = model.blocks[b].align;
-        let mut x = 0;
-        for (s, e) in ranges {
-            if s >= x + size {
-                break;
-            }
-            if x < e {
-                x = align_up(e, align);
-            }
-        }
-        Ok(x)
-    }
 }
 
 /// A placed interval block, as the scan reads it.

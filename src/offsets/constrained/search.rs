@@ -260,7 +260,8 @@ impl State<'_> {
     }
 }
 
-fn arena_of(model: &Model, at: &[i128]) -> i128 {
+/// The arena of block offsets `at`: the highest end of a block with bytes.
+pub(super) fn arena_of(model: &Model, at: &[i128]) -> i128 {
     model
         .blocks
         .iter()

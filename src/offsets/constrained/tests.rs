@@ -294,13 +294,7 @@ fn gaps_and_reuse_without_lists_of_the_interval_pairs_plan_as_with_every_pair_li
             "{tag}"
         );
         let (a, b) = both_searches(&listed, &mixed, heuristic, lower, &tag);
-        let arena = |plan: &[i128]| {
-            (0..plan.len())
-                .filter(|&k| listed.blocks[k].size > 0)
-                .map(|k| plan[k] + listed.blocks[k].size)
-                .max()
-                .unwrap_or(0)
-        };
+        let arena = |plan: &[i128]| search::arena_of(&listed, plan);
         assert_eq!(
             a.offsets.as_deref().map(arena),
             b.offsets.as_deref().map(arena),

@@ -256,15 +256,6 @@ fn path_to_height(leaves: usize, height: u32, leaf: usize, mut visit: impl FnMut
     visit(node, true);
 }
 
-/// Reserves room for `more` ranges in `ranges`, failing instead of aborting.
-fn reserve_ranges(ranges: &mut Vec<(usize, usize)>, more: usize) -> Result<(), PlanError> {
-    ranges
-        .try_reserve(more)
-        .map_err(|_| PlanError::OutOfMemory {
-            bytes: (ranges.len() + more).saturating_mul(16),
-        })
-}
-
 /// [`super::best_fit_sorted`] of the ranges of `left` and `right` (each
 /// sorted by start) merged by start, read in one pass without writing the
 /// merge; and the end of the prefix `[0, end)` they cover but for gaps
@@ -339,6 +330,16 @@ fn push_union<'a>(
     if ranges.len() > aside.len() {
         core::mem::swap(&mut ranges, aside);
     }
+    push_run(blocks, runs, ranges)
+}
+
+/// Appends `ranges` (sorted), if any, to `blocks` as a run starting at the
+/// end of `runs`.
+fn push_run(
+    blocks: &mut Vec<(usize, usize)>,
+    runs: &mut Vec<usize>,
+    ranges: &[(usize, usize)],
+) -> Result<(), PlanError> {
     if !ranges.is_empty() {
         runs.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
             bytes: (runs.len() + 1).saturating_mul(8),
@@ -985,16 +986,9 @@ impl PlacedIndex {
             .and_then(|(aside, floor)| {
                 let record = floor > 0 || blocks.len() + aside.len() >= self.fact_from;
                 // The union left in place is one more run here.
-                if !aside.is_empty() {
-                    runs.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
-                        bytes: (runs.len() + 1).saturating_mul(8),
-                    })?;
-                    runs.push(blocks.len());
-                    gather(&mut blocks, aside)?;
-                }
+                push_run(&mut blocks, &mut runs, aside)?;
                 let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
-                reserve_ranges(out, sorted.len())?;
-                out.extend_from_slice(sorted);
+                gather(out, sorted)?;
                 // The covered prefix, a fact for later queries as in
                 // `best_fit`: no tensor fits a gap shorter than `useful`.
                 Ok(record.then(|| best_fit_of_two(sorted, &[], 1, useful).1))
@@ -1122,28 +1116,24 @@ mod tests {
                 let mut index =
                     PlacedIndex::shaped(tensors, &order, bucket_bits, cover_height).unwrap();
                 let mut placed: Vec<(usize, (usize, usize))> = Vec::new();
+                let mut sorted = Vec::new();
                 for (step, &i) in order.iter().enumerate() {
-                    let (mut blocks, mut runs) = (Vec::new(), Vec::new());
-                    let (aside, _) = index.conflicts(step, &mut blocks, &mut runs).unwrap();
-                    runs.push(blocks.len());
-                    blocks.extend_from_slice(aside);
+                    // Also records the prefix covered, for the facts of
+                    // later queries (every query's, in this shape).
+                    index.conflict_union(step, smallest, &mut sorted).unwrap();
                     let conflicts: Vec<(usize, usize)> = placed
                         .iter()
                         .filter(|&&(j, _)| tensors[j].overlaps(&tensors[i]))
                         .map(|&(_, range)| range)
                         .collect();
-                    let mut merged = Vec::new();
-                    let sorted = merge_runs(&mut blocks, &mut merged, &mut runs).unwrap();
                     // The index may fill gaps no tensor fits, so both are
                     // compared with every such gap filled.
                     let shape = (bucket_bits, cover_height, step);
                     assert_eq!(
-                        (filled(sorted, smallest), shape),
+                        (filled(&sorted, smallest), shape),
                         (filled(&conflicts, smallest), shape)
                     );
-                    let offset = super::super::best_fit_sorted(sorted, tensors[i].size);
-                    // The prefix covered, for the facts of later queries.
-                    index.pending = Some(best_fit_of_two(sorted, &[], 1, smallest).1);
+                    let offset = super::super::best_fit_sorted(&sorted, tensors[i].size);
                     let range = (offset, offset + tensors[i].size);
                     index.insert(step, range, smallest).unwrap();
                     placed.push((i, range));
