@@ -565,55 +565,108 @@ impl Floors for ListFloors<'_> {
 /// canonical nodes and the tops of their ancestors (all on the paths from
 /// the range's two end leaves); a read takes the tops of the canonical
 /// nodes and the tags on those two paths. `O(log n)` each, no lazy pushes.
-pub(super) struct SectionFloors {
-    /// Section range `lo..hi` of each position.
-    ranges: Vec<(usize, usize)>,
-    /// Leaves: a power of two, at least the number of sections.
-    leaves: usize,
-    tag: Vec<usize>,
-    top: Vec<usize>,
+///
+/// A node's tag and top sit side by side, in `u32` when every floor fits
+/// (half the tree's bytes: on large tables its lower levels are cache
+/// misses, one per level and end).
+pub(super) enum SectionFloors {
+    Narrow(SectionTree<u32>),
+    Wide(SectionTree<usize>),
 }
 
 impl SectionFloors {
-    /// The tree over `sections`. Errors: [`PlanError::OutOfMemory`].
-    pub(super) fn new(sections: Sections) -> Result<Self, PlanError> {
-        let leaves = sections.count.max(1).next_power_of_two();
-        Ok(SectionFloors {
-            ranges: sections.ranges,
-            leaves,
-            tag: fallible::filled(2 * leaves, 0)?,
-            top: fallible::filled(2 * leaves, 0)?,
+    /// The tree over `sections`, for floors of at most `most` (in units).
+    /// Errors: [`PlanError::OutOfMemory`].
+    pub(super) fn new(sections: Sections, most: usize) -> Result<Self, PlanError> {
+        Ok(if u32::try_from(most).is_ok() {
+            SectionFloors::Narrow(SectionTree::new(sections)?)
+        } else {
+            SectionFloors::Wide(SectionTree::new(sections)?)
         })
     }
 }
 
 impl Floors for SectionFloors {
     fn reset(&mut self) {
-        self.tag.fill(0);
-        self.top.fill(0);
+        match self {
+            SectionFloors::Narrow(tree) => tree.reset(),
+            SectionFloors::Wide(tree) => tree.reset(),
+        }
+    }
+    #[inline]
+    fn floor(&mut self, p: usize) -> usize {
+        match self {
+            SectionFloors::Narrow(tree) => tree.floor(p) as usize,
+            SectionFloors::Wide(tree) => tree.floor(p),
+        }
+    }
+    #[inline]
+    fn place(&mut self, p: usize, end: usize) {
+        match self {
+            // `end` is at most the bound the tree was made for.
+            SectionFloors::Narrow(tree) => tree.place(p, end as u32),
+            SectionFloors::Wide(tree) => tree.place(p, end),
+        }
+    }
+    #[inline]
+    fn prefetch(&self, p: usize, first: bool) {
+        match self {
+            SectionFloors::Narrow(tree) => tree.prefetch(p, first),
+            SectionFloors::Wide(tree) => tree.prefetch(p, first),
+        }
+    }
+}
+
+/// The segment tree of [`SectionFloors`], with floors of type `V`.
+pub(super) struct SectionTree<V> {
+    /// Section range `lo..hi` of each position.
+    ranges: Vec<(usize, usize)>,
+    /// Leaves: a power of two, at least the number of sections.
+    leaves: usize,
+    /// Each node's `[tag, top]`.
+    nodes: Vec<[V; 2]>,
+}
+
+/// Levels above the leaves whose nodes a [`SectionTree`] prefetch asks for,
+/// at each end of a range: the upper levels are few enough to stay cached.
+const PREFETCHED_LEVELS: u32 = 3;
+
+impl<V: Copy + Ord + Default> SectionTree<V> {
+    fn new(sections: Sections) -> Result<Self, PlanError> {
+        let leaves = sections.count.max(1).next_power_of_two();
+        Ok(SectionTree {
+            ranges: sections.ranges,
+            leaves,
+            nodes: fallible::filled(2 * leaves, [V::default(); 2])?,
+        })
     }
 
-    fn floor(&mut self, p: usize) -> usize {
+    fn reset(&mut self) {
+        self.nodes.fill([V::default(); 2]);
+    }
+
+    #[inline]
+    fn floor(&self, p: usize) -> V {
         let (lo, hi) = self.ranges[p];
         let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
-        let mut most = 0;
+        let mut most = V::default();
         // The tags on the paths from both end leaves to the root: each of
         // those nodes holds a leaf of the range.
         let (mut a, mut b) = (l, r - 1);
         while a > 0 {
-            most = most.max(self.tag[a]).max(self.tag[b]);
+            most = most.max(self.nodes[a][0]).max(self.nodes[b][0]);
             a >>= 1;
             b >>= 1;
         }
         // The canonical nodes' tops.
         while l < r {
             if l & 1 == 1 {
-                most = most.max(self.top[l]);
+                most = most.max(self.nodes[l][1]);
                 l += 1;
             }
             if r & 1 == 1 {
                 r -= 1;
-                most = most.max(self.top[r]);
+                most = most.max(self.nodes[r][1]);
             }
             l >>= 1;
             r >>= 1;
@@ -621,20 +674,21 @@ impl Floors for SectionFloors {
         most
     }
 
-    fn place(&mut self, p: usize, end: usize) {
+    #[inline]
+    fn place(&mut self, p: usize, end: V) {
         let (lo, hi) = self.ranges[p];
         let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
         let (mut a, mut b) = (l, r - 1);
         while l < r {
             if l & 1 == 1 {
-                self.tag[l] = self.tag[l].max(end);
-                self.top[l] = self.top[l].max(end);
+                let node = &mut self.nodes[l];
+                *node = [node[0].max(end), node[1].max(end)];
                 l += 1;
             }
             if r & 1 == 1 {
                 r -= 1;
-                self.tag[r] = self.tag[r].max(end);
-                self.top[r] = self.top[r].max(end);
+                let node = &mut self.nodes[r];
+                *node = [node[0].max(end), node[1].max(end)];
             }
             l >>= 1;
             r >>= 1;
@@ -642,10 +696,33 @@ impl Floors for SectionFloors {
         // Every ancestor of a canonical node lies on one of the two paths,
         // and every node on them holds a leaf of the range.
         while a > 0 {
-            self.top[a] = self.top[a].max(end);
-            self.top[b] = self.top[b].max(end);
+            self.nodes[a][1] = self.nodes[a][1].max(end);
+            self.nodes[b][1] = self.nodes[b][1].max(end);
             a >>= 1;
             b >>= 1;
+        }
+    }
+
+    /// First stage: the position's range; second: the lower levels' nodes
+    /// on the paths from its two end leaves (a canonical node is the
+    /// sibling of a path node, on the same cache line).
+    #[inline]
+    fn prefetch(&self, p: usize, first: bool) {
+        let Some(&(lo, hi)) = self.ranges.get(p) else {
+            return;
+        };
+        if first {
+            prefetch(&self.ranges[p]);
+            return;
+        }
+        let (a, b) = (lo + self.leaves, hi.max(lo + 1) - 1 + self.leaves);
+        for level in 0..PREFETCHED_LEVELS {
+            if let Some(node) = self.nodes.get(a >> level) {
+                prefetch(node);
+            }
+            if let Some(node) = self.nodes.get(b >> level) {
+                prefetch(node);
+            }
         }
     }
 }

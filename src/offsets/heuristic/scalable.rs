@@ -361,7 +361,7 @@ impl<'a> SectionPlacer<'a> {
         let unit = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
         let total = sizes.iter().fold(0usize, |t, &s| t.saturating_add(s));
         Ok(SectionPlacer {
-            floors: SectionFloors::new(sections)?,
+            floors: SectionFloors::new(sections, total / unit)?,
             sizes,
             items,
             unit,
