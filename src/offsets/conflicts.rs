@@ -252,45 +252,58 @@ pub(crate) fn conflict_bytes_until(
     items: &[usize],
     deadline: Option<Instant>,
 ) -> Result<Option<Vec<u128>>, PlanError> {
-    // (endpoint, bytes of the tensors up to it), by endpoint.
-    let prefix = |key: &dyn Fn(usize) -> usize| -> Result<Vec<(usize, u128)>, PlanError> {
-        let mut sorted: Vec<(usize, u128)> = fallible::collect(
+    // Bytes of tensor k's conflicts: the bytes of the tensors that start by
+    // its last use, less those that end before its first use, less its own.
+    // Both sums come from one merge of the tensors by first use with the
+    // tensors by last use (in two directions), with no search per tensor.
+    let by = |key: &dyn Fn(usize) -> usize| -> Result<Vec<(usize, usize, usize)>, PlanError> {
+        let mut sorted: Vec<(usize, usize, usize)> = fallible::collect(
             items.len(),
-            items.iter().map(|&i| (key(i), tensors[i].size as u128)),
+            items
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| (key(i), k, tensors[i].size)),
         )?;
         sorted.sort_unstable();
-        let mut sum = 0u128;
-        for entry in &mut sorted {
-            sum += entry.1;
-            entry.1 = sum;
-        }
         Ok(sorted)
     };
-    let by_first = prefix(&|i| tensors[i].first_use)?;
+    let by_first = by(&|i| tensors[i].first_use)?;
     if late(deadline) {
         return Ok(None);
     }
-    let by_last = prefix(&|i| tensors[i].last_use)?;
-    // Bytes of the entries whose endpoint passes `keep`.
-    let upto = |sorted: &[(usize, u128)], keep: &dyn Fn(usize) -> bool| {
-        let k = sorted.partition_point(|&(x, _)| keep(x));
-        if k == 0 {
-            0
-        } else {
-            sorted[k - 1].1
-        }
-    };
-    let mut bytes = fallible::with_capacity(items.len())?;
-    for (k, &i) in items.iter().enumerate() {
-        if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+    let by_last = by(&|i| tensors[i].last_use)?;
+    if late(deadline) {
+        return Ok(None);
+    }
+    let mut bytes: Vec<u128> = fallible::collect(
+        items.len(),
+        items
+            .iter()
+            .map(|&i| 0u128.wrapping_sub(tensors[i].size as u128)),
+    )?;
+    // Started by each last use, in order of last use.
+    let (mut started, mut j) = (0u128, 0);
+    for (step, &(last, k, _)) in by_last.iter().enumerate() {
+        if step % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
             return Ok(None);
         }
-        let t = &tensors[i];
-        bytes.push(
-            upto(&by_first, &|f| f <= t.last_use)
-                - upto(&by_last, &|l| l < t.first_use)
-                - t.size as u128,
-        );
+        while let Some(&(_, _, size)) = by_first.get(j).filter(|e| e.0 <= last) {
+            started += size as u128;
+            j += 1;
+        }
+        bytes[k] = bytes[k].wrapping_add(started);
+    }
+    // Ended before each first use, in order of first use.
+    let (mut ended, mut j) = (0u128, 0);
+    for (step, &(first, k, _)) in by_first.iter().enumerate() {
+        if step % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+            return Ok(None);
+        }
+        while let Some(&(_, _, size)) = by_last.get(j).filter(|e| e.0 < first) {
+            ended += size as u128;
+            j += 1;
+        }
+        bytes[k] = bytes[k].wrapping_sub(ended);
     }
     Ok(Some(bytes))
 }
