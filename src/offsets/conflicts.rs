@@ -19,9 +19,10 @@ pub(crate) struct Conflicts {
     /// The conflict lists end to end: position `p`'s list (the positions of
     /// the tensors whose lifetimes intersect its own) is
     /// `list[starts[p]..starts[p + 1]]`. One allocation, not one per tensor;
-    /// `u32` entries (the lists are built only for fewer than 2^32 tensors),
-    /// half the memory and half the cache lines of `usize` ones.
-    starts: Vec<usize>,
+    /// `u32` entries and starts (the lists are built only for fewer than
+    /// 2^32 tensors and entries), half the memory and half the cache lines
+    /// of `usize` ones.
+    starts: Vec<u32>,
     list: Vec<u32>,
 }
 
@@ -161,17 +162,22 @@ impl Conflicts {
         if items.len() > u32::MAX as usize {
             return Err(PlanError::OutOfMemory { bytes: usize::MAX });
         }
-        let mut starts: Vec<usize> = fallible::with_capacity(items.len() + 1)?;
+        if entries > u32::MAX as usize {
+            return Err(PlanError::OutOfMemory { bytes: usize::MAX });
+        }
+        let mut starts: Vec<u32> = fallible::with_capacity(items.len() + 1)?;
         let mut sum = 0usize;
         starts.push(0);
         for &d in &degree {
             sum += d;
-            starts.push(sum);
+            // At most `entries`, checked to fit `u32`.
+            starts.push(sum as u32);
         }
         drop(degree);
         let mut list = fallible::filled(sum, 0u32)?;
         // Each list's next free entry.
-        let mut next: Vec<usize> = fallible::collect(starts.len(), starts.iter().copied())?;
+        let mut next: Vec<usize> =
+            fallible::collect(starts.len(), starts.iter().map(|&s| s as usize))?;
         // Entries written since the clock was last read.
         let mut since = 0usize;
         for (k, &p) in by_start.iter().enumerate() {
@@ -206,7 +212,7 @@ impl Conflicts {
     /// The positions of the tensors whose lifetimes intersect that of
     /// position `p`.
     pub(crate) fn neighbours(&self, p: usize) -> &[u32] {
-        &self.list[self.starts[p]..self.starts[p + 1]]
+        &self.list[self.starts[p] as usize..self.starts[p + 1] as usize]
     }
 
     /// Asks the cache for where position `p`'s list starts; a hint only.
@@ -221,6 +227,7 @@ impl Conflicts {
     /// [`Conflicts::prefetch_start`]); a hint only.
     pub(crate) fn prefetch_list(&self, p: usize) {
         if let (Some(&start), Some(&end)) = (self.starts.get(p), self.starts.get(p + 1)) {
+            let (start, end) = (start as usize, end as usize);
             if start < end && end <= self.list.len() {
                 crate::sys::pages::prefetch(&self.list[start]);
                 crate::sys::pages::prefetch(&self.list[end - 1]);
