@@ -235,6 +235,17 @@ impl Conflicts {
         }
     }
 
+    /// Where each position's list starts in [`Conflicts::list`], and where
+    /// the last one ends.
+    pub(crate) fn starts(&self) -> &[u32] {
+        &self.starts
+    }
+
+    /// The conflict lists end to end (`list[starts[p]..starts[p + 1]]`).
+    pub(crate) fn list(&self) -> &[u32] {
+        &self.list
+    }
+
     /// The number of list entries (twice the conflicting pairs).
     pub(crate) fn entries(&self) -> usize {
         self.list.len()

@@ -173,6 +173,10 @@ pub(super) struct RadixHeap<K> {
     scan: usize,
 }
 
+/// How many keys ahead of the one refreshed a [`RadixHeap`] level's fill
+/// names the next to refresh, so that their cache misses overlap.
+const REFRESH_AHEAD: usize = 8;
+
 /// The most keys whose room an emptied bucket of a [`RadixHeap`] keeps.
 const KEPT_BUFFER: usize = 1024;
 
@@ -298,10 +302,12 @@ impl<K: Key> RadixHeap<K> {
     /// a level's keys are checked as it fills: a key below its tensor's
     /// current floor, `refresh(p)`, is stale and goes straight back at that
     /// floor (counted in `stale`), so the level's sort and pops see fresh
-    /// keys only. Errors: [`PlanError::OutOfMemory`].
+    /// keys only; `refresh(p, Some(q))` is also told of a position `q` it
+    /// will be asked about [`REFRESH_AHEAD`] keys later (to ask the cache
+    /// for it). Errors: [`PlanError::OutOfMemory`].
     fn pop(
         &mut self,
-        mut refresh: Option<&mut dyn FnMut(usize) -> usize>,
+        mut refresh: Option<&mut dyn FnMut(usize, Option<usize>) -> usize>,
         stale: &mut usize,
     ) -> Result<Option<(K, usize)>, PlanError> {
         while self.level_keys.is_empty() {
@@ -346,11 +352,12 @@ impl<K: Key> RadixHeap<K> {
             // Every floor of the bucket agrees with the new level from its
             // place up: it goes to a lower place, or to the level (or,
             // refreshed, to its current floor's bucket).
-            for &(key, p) in &moving {
+            for (k, &(key, p)) in moving.iter().enumerate() {
                 let mut entry = (key, p);
                 if let Some(refresh) = refresh.as_mut() {
                     if key.floor() == self.level {
-                        let floor = refresh(p);
+                        let ahead = moving.get(k + REFRESH_AHEAD).map(|e| e.1);
+                        let floor = refresh(p, ahead);
                         if floor > key.floor() {
                             *stale += 1;
                             entry = (K::new(floor, key.rank()), p);
@@ -461,10 +468,12 @@ fn run<K: Key>(
         } else {
             let popped = if refresh {
                 // A level fills with the tensors to place next: ask for
-                // their lists' places as their floors are read.
-                let mut refresh = |q: usize| {
-                    floors.prefetch(q, true);
-                    prefetch(&sizes[q]);
+                // their floors, sizes and lists' places a few keys ahead.
+                let mut refresh = |q: usize, ahead: Option<usize>| {
+                    if let Some(a) = ahead {
+                        floors.prefetch(a, true);
+                        prefetch(&sizes[a]);
+                    }
                     floors.floor(q)
                 };
                 heap.pop(Some(&mut refresh), &mut stale)?
@@ -474,21 +483,14 @@ fn run<K: Key>(
             let Some((least, p)) = popped else {
                 break;
             };
-            if refresh {
-                // Their lists' places were asked for as the level filled.
-                for k in 0..2 {
-                    if let Some(q) = heap.ahead(k) {
-                        floors.prefetch(q, false);
-                    }
-                }
-            } else {
-                if let Some(q) = heap.ahead(1) {
-                    floors.prefetch(q, true);
-                    prefetch(&sizes[q]);
-                }
-                if let Some(q) = heap.ahead(0) {
-                    floors.prefetch(q, false);
-                }
+            // The level's next tensors, as for the cursor: a level can hold
+            // many, so what its fill asked the cache for may be gone.
+            if let Some(q) = heap.ahead(2 * PREFETCH_DISTANCE) {
+                floors.prefetch(q, true);
+                prefetch(&sizes[q]);
+            }
+            if let Some(q) = heap.ahead(PREFETCH_DISTANCE) {
+                floors.prefetch(q, false);
             }
             let floor = floors.floor(p);
             if floor > least.floor() {
@@ -518,38 +520,106 @@ fn run<K: Key>(
 }
 
 /// Floors by conflict lists: each position's floor in an array, raised by
-/// every placed conflict (`O(1)` each); a placed position's floor is
-/// [`PLACED`], which no raise lowers.
+/// every placed conflict (`O(1)` each); a placed position's floor is the
+/// array's greatest value, which no raise lowers. When every floor fits
+/// below that value in `u32`, each position's floor sits beside where its
+/// list starts: one cache line for both on large tables, where each read
+/// is a miss.
 pub(super) struct ListFloors<'a> {
-    pub(super) conflicts: &'a Conflicts,
-    pub(super) floor: Vec<usize>,
+    conflicts: &'a Conflicts,
+    floor: FloorArray,
 }
 
-/// The floor of a placed position in [`ListFloors`].
-const PLACED: usize = usize::MAX;
+enum FloorArray {
+    /// `[floor, list start]` of each position, and the last list's end.
+    Narrow(Vec<[u32; 2]>),
+    Wide(Vec<usize>),
+}
+
+impl<'a> ListFloors<'a> {
+    /// Floors of the positions of `conflicts`, each at most `most` (in
+    /// units). Errors: [`PlanError::OutOfMemory`].
+    pub(super) fn new(conflicts: &'a Conflicts, most: usize) -> Result<Self, PlanError> {
+        let n = conflicts.items.len();
+        Ok(ListFloors {
+            conflicts,
+            floor: if most < u32::MAX as usize {
+                let starts = conflicts.starts();
+                FloorArray::Narrow(fallible::collect(
+                    starts.len(),
+                    starts.iter().map(|&s| [0, s]),
+                )?)
+            } else {
+                FloorArray::Wide(fallible::filled(n, 0)?)
+            },
+        })
+    }
+}
 
 impl Floors for ListFloors<'_> {
     fn reset(&mut self) {
-        self.floor.fill(0);
-    }
-    fn floor(&mut self, p: usize) -> usize {
-        self.floor[p]
-    }
-    fn prefetch(&self, p: usize, first: bool) {
-        if first {
-            if let Some(floor) = self.floor.get(p) {
-                prefetch(floor);
-            }
-            self.conflicts.prefetch_start(p);
-        } else {
-            self.conflicts.prefetch_list(p);
+        match &mut self.floor {
+            FloorArray::Narrow(slots) => slots.iter_mut().for_each(|slot| slot[0] = 0),
+            FloorArray::Wide(floor) => floor.fill(0),
         }
     }
+    #[inline]
+    fn floor(&mut self, p: usize) -> usize {
+        match &self.floor {
+            FloorArray::Narrow(slots) => slots[p][0] as usize,
+            FloorArray::Wide(floor) => floor[p],
+        }
+    }
+    #[inline]
+    fn prefetch(&self, p: usize, first: bool) {
+        match &self.floor {
+            FloorArray::Narrow(slots) => {
+                if first {
+                    if let Some(slot) = slots.get(p) {
+                        prefetch(slot);
+                    }
+                } else if let (Some(&[_, start]), Some(&[_, end])) =
+                    (slots.get(p), slots.get(p + 1))
+                {
+                    let list = self.conflicts.list();
+                    if start < end && end as usize <= list.len() {
+                        prefetch(&list[start as usize]);
+                        prefetch(&list[end as usize - 1]);
+                    }
+                }
+            }
+            FloorArray::Wide(floor) => {
+                if first {
+                    if let Some(floor) = floor.get(p) {
+                        prefetch(floor);
+                    }
+                    self.conflicts.prefetch_start(p);
+                } else {
+                    self.conflicts.prefetch_list(p);
+                }
+            }
+        }
+    }
+    #[inline]
     fn place(&mut self, p: usize, end: usize) {
-        self.floor[p] = PLACED;
-        for &q in self.conflicts.neighbours(p) {
-            let floor = &mut self.floor[q as usize];
-            *floor = (*floor).max(end);
+        match &mut self.floor {
+            FloorArray::Narrow(slots) => {
+                let (start, stop) = (slots[p][1] as usize, slots[p + 1][1] as usize);
+                slots[p][0] = u32::MAX;
+                // `end` is at most the bound the array was made for.
+                let end = end as u32;
+                for &q in &self.conflicts.list()[start..stop] {
+                    let floor = &mut slots[q as usize][0];
+                    *floor = (*floor).max(end);
+                }
+            }
+            FloorArray::Wide(floor) => {
+                floor[p] = usize::MAX;
+                for &q in self.conflicts.neighbours(p) {
+                    let floor = &mut floor[q as usize];
+                    *floor = (*floor).max(end);
+                }
+            }
         }
     }
 }
@@ -766,7 +836,7 @@ mod tests {
                         current[p] += 1 + rng.below(span);
                         oracle.insert((K::new(current[p], p), p));
                     }
-                    let mut refresh = |p: usize| current[p];
+                    let mut refresh = |p: usize, _: Option<usize>| current[p];
                     let got = heap.pop(Some(&mut refresh), &mut stale).unwrap();
                     // Stale keys that were not refreshed pop below their
                     // tensor's floor: go back, as the rule does.
@@ -782,7 +852,7 @@ mod tests {
                 }
             }
             while let Some(least) = oracle.pop_first() {
-                let mut refresh = |p: usize| current[p];
+                let mut refresh = |p: usize, _: Option<usize>| current[p];
                 let mut got = heap.pop(Some(&mut refresh), &mut stale).unwrap().unwrap();
                 while got.0.floor() < current[got.1] {
                     heap.push(K::new(current[got.1], got.0.rank()), got.1)
