@@ -40,6 +40,13 @@
 //! rounds depends only on the input's size (a fixed amount of work), so the
 //! planner is deterministic.
 //!
+//! Last, the plan's top is repaired ([`repair`]): each tensor reaching
+//! above a target is placed again with its neighbours in time, all other
+//! tensors fixed, and the target is lowered while every such tensor can be
+//! brought below it. On long sparse tables the highest places are few and
+//! far apart, and mending them one by one lowers the arena where placing
+//! every tensor again would not.
+//!
 //! # What is exact
 //!
 //! Soundness only: each tensor is placed clear of every placed tensor whose
@@ -60,8 +67,9 @@
 //! `IMPROVEMENT_WORK` divided by one placement's cost rounds, at least 8
 //! and at most 400, so its work is a bounded number of placements. A plan
 //! that meets the peak of live bytes (the lower bound) ends the work at
-//! once. Memory `O(n + E)`. The deadline is read by every step, the
-//! orderings' keys included.
+//! once. The repair costs `O(n log n)` to index the lifetimes and a work
+//! budget of `O(n)` (see [`repair`]). Memory `O(n + E)`. The deadline is
+//! read by every step, the orderings' keys included.
 //!
 //! # At scale
 //!
@@ -77,6 +85,7 @@ use std::time::Instant;
 mod kd_floors;
 mod lowest_floor;
 mod orderings;
+mod repair;
 mod scalable;
 
 use lowest_floor::{ListFloors, Parts, RadixHeap};
@@ -226,7 +235,8 @@ pub(crate) fn plan_knowing(
         peak,
         deadline,
     )?;
-    spread(tensors.len(), &conflicts.items, best)
+    drop(placer);
+    finish(tensors, &conflicts.items, best, peak, deadline)
 }
 
 /// A hash of `order`, to find orderings equal to earlier ones (equal
@@ -260,6 +270,19 @@ struct Best {
     arena: usize,
     order: Vec<usize>,
     offsets: Vec<usize>,
+}
+
+/// The best plan, its top repaired ([`repair`]), as a [`MemoryPlan`] of
+/// the tensors `items` of `tensors` (the others get offset 0).
+fn finish(
+    tensors: &[TensorLifetime],
+    items: &[usize],
+    mut best: Best,
+    peak: usize,
+    deadline: Option<Instant>,
+) -> Result<Option<MemoryPlan>, PlanError> {
+    repair::repair(tensors, items, &mut best, peak, deadline)?;
+    spread(tensors.len(), items, best)
 }
 
 /// The best plan as a [`MemoryPlan`] of `count` tensors (`items` gives each

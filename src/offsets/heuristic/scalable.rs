@@ -5,7 +5,8 @@
 //!
 //! The same nine orderings as the listed heuristic (the conflict counts and
 //! bytes come from sorted endpoints, not lists), each placed by the same
-//! lowest-floor rule, then the same seeded local improvement. Best fit on the
+//! lowest-floor rule, then the same seeded local improvement and the same
+//! repair of the top (which needs no lists either). Best fit on the
 //! size ordering is exactly the specification's greedy, so that plan is the
 //! greedy's own, made by its segment tree: the result is never larger than
 //! the greedy's (or meets the peak without it). First fit is not run here,
@@ -47,7 +48,7 @@ use std::time::Instant;
 
 use super::kd_floors::FloorTree;
 use super::lowest_floor::{self, Parts, RadixHeap, SectionFloors};
-use super::{heap_cost, improve, rounds, spread, Best, Placement, ORDERINGS};
+use super::{finish, heap_cost, improve, rounds, spread, Best, Placement, ORDERINGS};
 use super::{Key, Orderings};
 use crate::error::PlanError;
 use crate::offsets::conflicts::{gcd, late, Degrees, Sections};
@@ -203,7 +204,8 @@ fn plan_with(
             rounds(heap_cost(n, degrees.entries)).min(SECTION_WORK.saturating_sub(work) / cost);
         improve(&mut placer, &sizes, &mut best, rounds, peak, deadline)?;
     }
-    spread(tensors.len(), items, best)
+    drop(placer);
+    finish(tensors, items, best, peak, deadline)
 }
 
 /// Work of the placements on the section tree and of the improvement, in
@@ -326,7 +328,8 @@ fn plan_by_tree(
         let rounds = rounds(cost).min(budget.saturating_sub(work) / cost);
         improve(&mut placer, sizes, &mut best, rounds, peak, deadline)?;
     }
-    spread(tensors.len(), items, best)
+    drop(placer);
+    finish(tensors, items, best, peak, deadline)
 }
 
 /// The lowest-floor rule on [`SectionFloors`], with its scratch.
