@@ -102,6 +102,9 @@ pub(super) fn repair(
         return Ok(());
     }
     let mut repairer = Repairer::new(tensors, items, deadline)?;
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return Ok(());
+    }
     repairer.budget = MIN_WORK.max(n.saturating_mul(WORK_PER_TENSOR));
     let unit = repairer.sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
     let mut step = ((best.arena - peak) / 16 / unit * unit).max(unit);
