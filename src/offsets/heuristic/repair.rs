@@ -548,10 +548,37 @@ mod tests {
         }
     }
 
+    /// Whether two lifetimes meet.
+    fn meet(a: &TensorLifetime, b: &TensorLifetime) -> bool {
+        a.first_use <= b.last_use && b.first_use <= a.last_use
+    }
+
+    /// A plan of `tensors` (all planned) that puts each on top of the
+    /// earlier ones it meets: sound, and far above the peak on sparse
+    /// tables.
+    fn stacked(tensors: &[TensorLifetime]) -> Best {
+        let count = tensors.len();
+        let mut offsets = vec![0usize; count];
+        for i in 0..count {
+            offsets[i] = (0..i)
+                .filter(|&j| meet(&tensors[i], &tensors[j]))
+                .map(|j| offsets[j] + tensors[j].size)
+                .max()
+                .unwrap_or(0);
+        }
+        Best {
+            arena: (0..count)
+                .map(|i| offsets[i] + tensors[i].size)
+                .max()
+                .unwrap_or(0),
+            order: (0..count).collect(),
+            offsets,
+        }
+    }
+
     /// Repaired plans stay sound (a check of every pair), never grow, and
     /// stay at or above the peak; on sparse seeded tables planned badly on
-    /// purpose (each tensor on top of the ones it meets), the repair lowers
-    /// the arena.
+    /// purpose ([`stacked`]), the repair lowers the arena.
     #[test]
     fn repaired_plans_are_sound_and_never_larger() {
         let mut rng = XorShift(0x1234_ABCD_5678_EF01);
@@ -567,28 +594,9 @@ mod tests {
                 })
                 .collect();
             let items: Vec<usize> = (0..count).collect();
-            let meet = |a: &TensorLifetime, b: &TensorLifetime| {
-                a.first_use <= b.last_use && b.first_use <= a.last_use
-            };
-            // Each on top of the earlier ones it meets.
-            let mut offsets = vec![0usize; count];
-            for i in 0..count {
-                offsets[i] = (0..i)
-                    .filter(|&j| meet(&tensors[i], &tensors[j]))
-                    .map(|j| offsets[j] + tensors[j].size)
-                    .max()
-                    .unwrap_or(0);
-            }
-            let arena = (0..count)
-                .map(|i| offsets[i] + tensors[i].size)
-                .max()
-                .unwrap();
+            let mut best = stacked(&tensors);
+            let arena = best.arena;
             let peak = try_peak_live_bytes(&tensors).unwrap();
-            let mut best = Best {
-                arena,
-                order: (0..count).collect(),
-                offsets,
-            };
             repair(&tensors, &items, &mut best, peak, None).unwrap();
             let top = (0..count)
                 .map(|i| best.offsets[i] + tensors[i].size)
@@ -607,5 +615,30 @@ mod tests {
             }
         }
         assert!(lowered > 100, "lowered {lowered} of 150");
+    }
+
+    /// A deadline already passed leaves the plan as it was; positions that
+    /// are not every tensor (`items`) are repaired by their own lifetimes.
+    #[test]
+    fn a_passed_deadline_changes_nothing_and_items_map_positions() {
+        let tensors: Vec<TensorLifetime> = (0..200)
+            .map(|i| TensorLifetime::new(if i % 5 == 0 { 0 } else { 8 * (1 + i % 7) }, i, i + 3))
+            .collect();
+        let items: Vec<usize> = (0..200).filter(|&i| tensors[i].size > 0).collect();
+        let planned: Vec<TensorLifetime> = items.iter().map(|&i| tensors[i]).collect();
+        let peak = try_peak_live_bytes(&tensors).unwrap();
+        let mut best = stacked(&planned);
+        let (arena, offsets) = (best.arena, best.offsets.clone());
+        repair(&tensors, &items, &mut best, peak, Some(Instant::now())).unwrap();
+        assert_eq!((best.arena, &best.offsets), (arena, &offsets));
+        repair(&tensors, &items, &mut best, peak, None).unwrap();
+        assert!(peak <= best.arena && best.arena < arena);
+        for (p, a) in planned.iter().enumerate() {
+            for (q, b) in planned.iter().enumerate().skip(p + 1) {
+                let share = best.offsets[p] < best.offsets[q] + b.size
+                    && best.offsets[q] < best.offsets[p] + a.size;
+                assert!(!(meet(a, b) && share), "{p}, {q}");
+            }
+        }
     }
 }
