@@ -530,6 +530,8 @@ pub(super) struct ListFloors<'a> {
     floor: FloorArray,
 }
 
+/// The floors of a [`ListFloors`], in `u32` beside the lists' starts or in
+/// `usize` alone.
 enum FloorArray {
     /// `[floor, list start]` of each position, and the last list's end.
     Narrow(Vec<[u32; 2]>),
