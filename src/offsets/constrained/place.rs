@@ -557,3 +557,46 @@ pub(super) fn heuristic(
     }
     Ok(best.map(|(at, _)| at))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::XorShift;
+
+    /// [`lowest_outside`] against its definition, by trying the aligned
+    /// offsets in turn: a hint inside no forbidden range is kept (one at a
+    /// range's start or end is outside it: the ranges are open), otherwise
+    /// the answer is the lowest aligned offset from 0 inside none. Hints are
+    /// drawn at ranges' ends and starts as well as anywhere.
+    #[test]
+    fn lowest_outside_keeps_a_free_hint_or_finds_the_lowest_free_offset() {
+        let mut rng = XorShift(0xB0B0_1234_5678_9ABC);
+        let inside =
+            |x: i128, ranges: &[(i128, i128)]| ranges.iter().any(|&(lo, hi)| lo < x && x < hi);
+        for _ in 0..4000 {
+            let align = [1i128, 2, 4, 8][rng.below(4)];
+            let forbidden: Vec<(i128, i128)> = (0..rng.below(6))
+                .map(|_| {
+                    let lo = rng.below(60) as i128 - 5;
+                    (lo, lo + 1 + rng.below(20) as i128)
+                })
+                .collect();
+            let any = |rng: &mut XorShift| forbidden[rng.below(forbidden.len())];
+            let hint = match rng.below(4) {
+                0 => None,
+                1 if !forbidden.is_empty() => Some(any(&mut rng).1),
+                2 if !forbidden.is_empty() => Some(any(&mut rng).0),
+                _ => Some(rng.below(80) as i128),
+            };
+            let expected = match hint {
+                Some(h) if !inside(h, &forbidden) => h,
+                _ => (0..)
+                    .map(|k| k * align)
+                    .find(|&x| !inside(x, &forbidden))
+                    .unwrap(),
+            };
+            let got = lowest_outside(&mut forbidden.clone(), hint, align);
+            assert_eq!(got, expected, "{forbidden:?}, hint {hint:?}, align {align}");
+        }
+    }
+}
