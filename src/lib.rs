@@ -11,7 +11,7 @@
 //!    a topologically numbered DAG, the unique minimal edge set with the same
 //!    reachability, independent of edge order.
 //! 3. **Which of its constraint groups can be solved independently**:
-//!    [`islands`] (or [`Islands::find`], the same with a named result),
+//!    [`islands`](fn@islands) (or [`Islands::find`], the same with a named result),
 //!    connected components with canonical labels from a disjoint-set forest.
 //!
 //! Each function comes in two forms. The plain one panics exactly at its

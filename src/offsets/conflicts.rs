@@ -144,9 +144,10 @@ impl Conflicts {
         )
     }
 
-    /// [`Conflicts::from_degrees`], or `None` once `deadline` has passed
-    /// (read every [`DEADLINE_PERIOD`] tensors and every
-    /// [`DEADLINE_PERIOD`] × 16 entries).
+    /// The conflict lists of the counted `degrees` (`O(E)`;
+    /// [`PlanError::OutOfMemory`] when they cannot be backed), or `None` once
+    /// `deadline` has passed (read every [`DEADLINE_PERIOD`] tensors and
+    /// every [`DEADLINE_PERIOD`] × 16 entries).
     pub(crate) fn from_degrees_until(
         tensors: &[TensorLifetime],
         degrees: Degrees,
@@ -252,9 +253,7 @@ impl Conflicts {
     }
 }
 
-/// For each tensor of `items`, the total bytes of the other tensors whose
-/// lifetimes intersect its own, without listing them: those starting by its
-/// last use, less those ending before its first use. `O(n log n)`.
+/// [`conflict_bytes_until`] with no deadline.
 #[cfg(test)]
 pub(crate) fn conflict_bytes(
     tensors: &[TensorLifetime],
@@ -263,8 +262,11 @@ pub(crate) fn conflict_bytes(
     Ok(conflict_bytes_until(tensors, items, None)?.unwrap_or_default())
 }
 
-/// [`conflict_bytes`], or `None` once `deadline` has passed (read between
-/// the steps and every [`DEADLINE_PERIOD`] tensors).
+/// For each tensor of `items`, the total bytes of the other tensors whose
+/// lifetimes intersect its own, without listing them: those starting by its
+/// last use, less those ending before its first use. `O(n log n)`. `None`
+/// once `deadline` has passed (read between the steps and every
+/// [`DEADLINE_PERIOD`] tensors).
 pub(crate) fn conflict_bytes_until(
     tensors: &[TensorLifetime],
     items: &[usize],

@@ -7,7 +7,7 @@
 //! with the specification's literal algorithms, carving every scratch array
 //! out of one caller-given byte buffer whose exact size the `*_bytes`
 //! functions state in advance. (Island discovery needs no scratch beyond its
-//! label array; see [`crate::islands`], and the reduction's is in
+//! label array; see [`crate::islands`](mod@crate::islands), and the reduction's is in
 //! `reduction::no_heap`.)
 //!
 //! Complexity: the specification's, `O(n² log n)` for offsets and

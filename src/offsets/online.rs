@@ -46,7 +46,7 @@ use crate::sys::pages::advise_huge_pages;
 /// No node.
 const NIL: usize = usize::MAX;
 
-/// Items between two readings of the clock of [`plan_until`], in each of
+/// Items between two readings of the clock of [`plan_with`], in each of
 /// its passes and in its placements: tables of fewer planned tensors than
 /// this always get the whole first-fit plan.
 const CLOCK_PERIOD: usize = 4096;
@@ -55,7 +55,7 @@ const CLOCK_PERIOD: usize = 4096;
 /// use)`.
 type Entry = (usize, usize, usize, usize);
 
-/// What [`plan_until`] asks at each reading of its clock.
+/// What [`plan_with`] asks at each reading of its clock.
 trait Cut {
     /// Whether to give first fit up now for a stack, `reserve` being about
     /// the time the stack (and writing the plan out) will take.
@@ -94,8 +94,10 @@ fn plan_until(
     plan_cut(tensors, &survey, Vec::new(), Duration::ZERO, &mut deadline)
 }
 
-/// [`plan`] of `tensors`, whose [`Survey`] is `survey`, cut short by
-/// `deadline`, and how many tensors were stacked instead of placed by
+/// The online first-fit plan of `tensors` (sizes already rounded,
+/// lifetimes validated; zero-size tensors get offset 0), whose [`Survey`]
+/// is `survey`, cut short by `deadline`, and how many tensors were stacked
+/// instead of placed by
 /// first fit (0, the whole first-fit plan, always without a deadline).
 /// The offsets are written to `buffer`'s memory (its contents are not
 /// read), which saves touching fresh memory when it has room for them.
@@ -116,7 +118,8 @@ fn plan_until(
 /// when the sizes sum past `usize::MAX` (a stack would overflow where first
 /// fit may not).
 ///
-/// Errors: those of [`plan`].
+/// Errors: [`PlanError::Overflow`] naming a tensor whose end offset would
+/// pass `usize::MAX`; [`PlanError::OutOfMemory`].
 pub(crate) fn plan_with(
     tensors: &[TensorLifetime],
     survey: &Survey,

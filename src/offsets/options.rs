@@ -116,7 +116,7 @@ pub struct PlanReport {
     pub stacked_tensors: usize,
 }
 
-/// Limits of [`Strategy::Search`](crate::Strategy::Search). When one runs out the search returns the
+/// Limits of [`Strategy::Search`]. When one runs out the search returns the
 /// best plan found so far. With only a node budget the result is the same on
 /// every machine; a time limit, an optional cap, makes it depend on the
 /// machine's speed once it is reached. The default is a node budget alone,

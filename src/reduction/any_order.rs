@@ -20,7 +20,7 @@
 //! # Complexity
 //!
 //! `O(n + E)` time and memory for the order, then the cost of
-//! [`try_transitive_reduction`](crate::try_transitive_reduction) on the
+//! [`try_transitive_reduction`] on the
 //! renumbered graph and an `O(E log E)` sort of the result. With fewer edges
 //! than half the nodes, `n` is first replaced by the number of nodes the
 //! edges name, as the strict form does, so nothing of size `O(n)` is built.
