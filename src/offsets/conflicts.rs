@@ -228,11 +228,16 @@ impl Conflicts {
     /// [`Conflicts::prefetch_start`]); a hint only.
     pub(crate) fn prefetch_list(&self, p: usize) {
         if let (Some(&start), Some(&end)) = (self.starts.get(p), self.starts.get(p + 1)) {
-            let (start, end) = (start as usize, end as usize);
-            if start < end && end <= self.list.len() {
-                crate::sys::pages::prefetch(&self.list[start]);
-                crate::sys::pages::prefetch(&self.list[end - 1]);
-            }
+            self.prefetch_entries(start as usize, end as usize);
+        }
+    }
+
+    /// Asks the cache for the two ends of the list entries `start..end`; a
+    /// hint only.
+    pub(crate) fn prefetch_entries(&self, start: usize, end: usize) {
+        if start < end && end <= self.list.len() {
+            crate::sys::pages::prefetch(&self.list[start]);
+            crate::sys::pages::prefetch(&self.list[end - 1]);
         }
     }
 

@@ -236,7 +236,7 @@ pub(crate) fn plan_knowing(
         deadline,
     )?;
     drop(placer);
-    finish(tensors, &conflicts.items, best, peak, deadline)
+    finish(tensors, &conflicts.items, &sizes, best, peak, deadline)
 }
 
 /// A hash of `order`, to find orderings equal to earlier ones (equal
@@ -273,15 +273,17 @@ struct Best {
 }
 
 /// The best plan, its top repaired ([`repair`]), as a [`MemoryPlan`] of
-/// the tensors `items` of `tensors` (the others get offset 0).
+/// the tensors `items` of `tensors` (the others get offset 0), whose sizes
+/// by position are `sizes`.
 fn finish(
     tensors: &[TensorLifetime],
     items: &[usize],
+    sizes: &[usize],
     mut best: Best,
     peak: usize,
     deadline: Option<Instant>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
-    repair::repair(tensors, items, &mut best, peak, deadline)?;
+    repair::repair(tensors, items, sizes, &mut best, peak, deadline)?;
     spread(tensors.len(), items, best)
 }
 

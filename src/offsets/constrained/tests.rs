@@ -70,6 +70,27 @@ fn small(rng: &mut XorShift, n: usize, span: usize, fixed_one_in: usize) -> Smal
     }
 }
 
+/// The lower bound and the greedy and heuristic plans of `listed`, each
+/// asserted equal to that of `other`: the same planners over two models of
+/// one problem.
+fn same_plans(
+    listed: &Model,
+    other: &Model,
+    tag: &str,
+) -> (usize, Option<Vec<i128>>, Option<Vec<i128>>) {
+    let lower = bound::lower_bound(listed).unwrap();
+    assert_eq!(lower, bound::lower_bound(other).unwrap(), "{tag}");
+    let greedy = place::greedy(listed).unwrap();
+    assert_eq!(greedy, place::greedy(other).unwrap(), "{tag}");
+    let heuristic = place::heuristic(listed, lower, None).unwrap();
+    assert_eq!(
+        heuristic,
+        place::heuristic(other, lower, None).unwrap(),
+        "{tag}"
+    );
+    (lower, greedy, heuristic)
+}
+
 /// The exact search on `listed` and on `other` from `start`, with no
 /// budget: both exhaust their trees and prove the same lower bound.
 fn both_searches(
@@ -124,16 +145,7 @@ fn planning_without_lists_is_planning_with_them() {
         let mut unlisted = Model::new(&problem, 1).unwrap();
         unlisted.neighbours = None;
         let tag = format!("case {case}: {problem:?}");
-        let lower = bound::lower_bound(&listed).unwrap();
-        assert_eq!(lower, bound::lower_bound(&unlisted).unwrap(), "{tag}");
-        let greedy = place::greedy(&listed).unwrap();
-        assert_eq!(greedy, place::greedy(&unlisted).unwrap(), "{tag}");
-        let heuristic = place::heuristic(&listed, lower, None).unwrap();
-        assert_eq!(
-            heuristic,
-            place::heuristic(&unlisted, lower, None).unwrap(),
-            "{tag}"
-        );
+        let (lower, greedy, heuristic) = same_plans(&listed, &unlisted, &tag);
         for plan in [&greedy, &heuristic].into_iter().flatten() {
             assert!(sound(&problem, plan), "{tag}: {plan:?}");
         }
@@ -213,16 +225,7 @@ fn dense_interval_blocks_placed_through_the_index_are_placed_as_with_lists() {
         unlisted.neighbours = None;
         let mut listed = Model::new(&problem, 1).unwrap();
         listed_by_brute_force(&mut listed);
-        let greedy = place::greedy(&unlisted).unwrap();
-        assert_eq!(greedy, place::greedy(&listed).unwrap(), "{tag}");
-        let lower = bound::lower_bound(&listed).unwrap();
-        assert_eq!(lower, bound::lower_bound(&unlisted).unwrap(), "{tag}");
-        let heuristic = place::heuristic(&unlisted, lower, None).unwrap();
-        assert_eq!(
-            heuristic,
-            place::heuristic(&listed, lower, None).unwrap(),
-            "{tag}"
-        );
+        let (_, greedy, heuristic) = same_plans(&listed, &unlisted, &tag);
         for plan in [&greedy, &heuristic].into_iter().flatten() {
             assert!(sound(&problem, plan), "{tag}");
             indexed += 1;
@@ -283,16 +286,7 @@ fn gaps_and_reuse_without_lists_of_the_interval_pairs_plan_as_with_every_pair_li
         mixed.irregular = irregular_conflicts(&mixed.blocks).unwrap();
         mixed_models += usize::from(!mixed.irregular.iter().all(Vec::is_empty));
         let tag = format!("case {case}: {problem:?}");
-        let lower = bound::lower_bound(&listed).unwrap();
-        assert_eq!(lower, bound::lower_bound(&mixed).unwrap(), "{tag}");
-        let greedy = place::greedy(&listed).unwrap();
-        assert_eq!(greedy, place::greedy(&mixed).unwrap(), "{tag}");
-        let heuristic = place::heuristic(&listed, lower, None).unwrap();
-        assert_eq!(
-            heuristic,
-            place::heuristic(&mixed, lower, None).unwrap(),
-            "{tag}"
-        );
+        let (lower, greedy, heuristic) = same_plans(&listed, &mixed, &tag);
         let (a, b) = both_searches(&listed, &mixed, heuristic, lower, &tag);
         let arena = |plan: &[i128]| search::arena_of(&listed, plan);
         assert_eq!(

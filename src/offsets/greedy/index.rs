@@ -857,6 +857,31 @@ impl PlacedIndex {
         size: usize,
         useful: usize,
     ) -> Result<usize, PlanError> {
+        self.query(step, |blocks, merged, runs, aside, record| {
+            let sorted = merge_runs(blocks, merged, runs)?;
+            let (offset, covered) = best_fit_of_two(sorted, aside, size, useful);
+            Ok((offset, record.then_some(covered)))
+        })
+    }
+
+    /// One query for the tensor placed at `step`, on the index's scratch:
+    /// the conflicts are gathered ([`Self::conflicts`]), then `finish`
+    /// reads them (the gathered runs, the merge's scratch and run bounds,
+    /// the union left in place, and whether a covered prefix is to be
+    /// recorded) and answers with its value and that prefix, which the next
+    /// [`Self::insert`] records.
+    #[inline]
+    fn query<T>(
+        &mut self,
+        step: usize,
+        finish: impl FnOnce(
+            &mut Vec<(usize, usize)>,
+            &mut Vec<(usize, usize)>,
+            &mut Vec<usize>,
+            Ranges<'_>,
+            bool,
+        ) -> Result<(T, Option<usize>), PlanError>,
+    ) -> Result<T, PlanError> {
         let mut blocks = core::mem::take(&mut self.blocks);
         let mut runs = core::mem::take(&mut self.runs);
         let mut merged = core::mem::take(&mut self.merged);
@@ -866,14 +891,12 @@ impl PlacedIndex {
             .conflicts(step, &mut blocks, &mut runs)
             .and_then(|(aside, floor)| {
                 let record = floor > 0 || blocks.len() + aside.len() >= self.fact_from;
-                let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
-                let (offset, covered) = best_fit_of_two(sorted, aside, size, useful);
-                Ok((offset, record.then_some(covered)))
+                finish(&mut blocks, &mut merged, &mut runs, aside, record)
             });
         (self.blocks, self.runs, self.merged) = (blocks, runs, merged);
-        let (offset, covered) = result?;
+        let (value, covered) = result?;
         self.pending = covered;
-        Ok(offset)
+        Ok(value)
     }
 
     /// Appends to `blocks` byte ranges whose union, with that of the
@@ -975,27 +998,19 @@ impl PlacedIndex {
         useful: usize,
         out: &mut Vec<(usize, usize)>,
     ) -> Result<(), PlanError> {
-        let mut blocks = core::mem::take(&mut self.blocks);
-        let mut runs = core::mem::take(&mut self.runs);
-        let mut merged = core::mem::take(&mut self.merged);
-        blocks.clear();
-        runs.clear();
         out.clear();
-        let result = self
-            .conflicts(step, &mut blocks, &mut runs)
-            .and_then(|(aside, floor)| {
-                let record = floor > 0 || blocks.len() + aside.len() >= self.fact_from;
-                // The union left in place is one more run here.
-                push_run(&mut blocks, &mut runs, aside)?;
-                let sorted = merge_runs(&mut blocks, &mut merged, &mut runs)?;
-                gather(out, sorted)?;
-                // The covered prefix, a fact for later queries as in
-                // `best_fit`: no tensor fits a gap shorter than `useful`.
-                Ok(record.then(|| best_fit_of_two(sorted, &[], 1, useful).1))
-            });
-        (self.blocks, self.runs, self.merged) = (blocks, runs, merged);
-        self.pending = result?;
-        Ok(())
+        self.query(step, |blocks, merged, runs, aside, record| {
+            // The union left in place is one more run here.
+            push_run(blocks, runs, aside)?;
+            let sorted = merge_runs(blocks, merged, runs)?;
+            gather(out, sorted)?;
+            // The covered prefix, a fact for later queries as in
+            // `best_fit`: no tensor fits a gap shorter than `useful`.
+            Ok((
+                (),
+                record.then(|| best_fit_of_two(sorted, &[], 1, useful).1),
+            ))
+        })
     }
 }
 

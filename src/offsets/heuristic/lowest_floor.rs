@@ -399,8 +399,9 @@ impl<K: Key> RadixHeap<K> {
     }
 }
 
-/// How many tensors ahead of the one in hand the cursor asks the cache for
-/// their conflict lists.
+/// How many tensors ahead of the one in hand the cursor, and a level's
+/// pops, ask the cache for their conflict lists (twice as far ahead for
+/// where those lists start).
 const PREFETCH_DISTANCE: usize = 4;
 
 /// Where a placement stops.
@@ -583,11 +584,8 @@ impl Floors for ListFloors<'_> {
                 } else if let (Some(&[_, start]), Some(&[_, end])) =
                     (slots.get(p), slots.get(p + 1))
                 {
-                    let list = self.conflicts.list();
-                    if start < end && end as usize <= list.len() {
-                        prefetch(&list[start as usize]);
-                        prefetch(&list[end as usize - 1]);
-                    }
+                    self.conflicts
+                        .prefetch_entries(start as usize, end as usize);
                 }
             }
             FloorArray::Wide(floor) => {
@@ -780,13 +778,16 @@ impl<V: Copy + Ord + Default> SectionTree<V> {
     /// sibling of a path node, on the same cache line).
     #[inline]
     fn prefetch(&self, p: usize, first: bool) {
+        if first {
+            // Asked for, not read: reading it here would wait for it.
+            if let Some(range) = self.ranges.get(p) {
+                prefetch(range);
+            }
+            return;
+        }
         let Some(&(lo, hi)) = self.ranges.get(p) else {
             return;
         };
-        if first {
-            prefetch(&self.ranges[p]);
-            return;
-        }
         let (a, b) = (lo + self.leaves, hi.max(lo + 1) - 1 + self.leaves);
         for level in 0..PREFETCHED_LEVELS {
             if let Some(node) = self.nodes.get(a >> level) {

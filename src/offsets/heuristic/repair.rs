@@ -48,7 +48,7 @@ use std::time::Instant;
 
 use super::Best;
 use crate::error::PlanError;
-use crate::offsets::conflicts::gcd;
+use crate::offsets::conflicts::{gcd, late};
 use crate::offsets::TensorLifetime;
 use crate::rng::XorShift;
 use crate::sys::fallible;
@@ -83,30 +83,29 @@ const MIN_WORK: usize = 1 << 16;
 const CLOCK_PERIOD: usize = 1 << 12;
 
 /// Lowers `best` (by positions: `items[p]` is position `p`'s tensor in
-/// `tensors`, whose sizes are already rounded) by repairing its top, until
-/// its arena meets `peak`, the budget is spent, or `deadline` passes.
+/// `tensors`, whose sizes are already rounded; `sizes[p]` is its size) by
+/// repairing its top, until its arena meets `peak`, the budget is spent, or
+/// `deadline` passes.
 ///
 /// Errors: [`PlanError::OutOfMemory`].
 pub(super) fn repair(
     tensors: &[TensorLifetime],
     items: &[usize],
+    sizes: &[usize],
     best: &mut Best,
     peak: usize,
     deadline: Option<Instant>,
 ) -> Result<(), PlanError> {
     let n = items.len();
-    if best.arena <= peak || n == 0 {
+    if best.arena <= peak || n == 0 || late(deadline) {
         return Ok(());
     }
-    if deadline.is_some_and(|d| Instant::now() >= d) {
-        return Ok(());
-    }
-    let mut repairer = Repairer::new(tensors, items, deadline)?;
-    if deadline.is_some_and(|d| Instant::now() >= d) {
+    let mut repairer = Repairer::new(tensors, items, sizes, deadline)?;
+    if late(deadline) {
         return Ok(());
     }
     repairer.budget = MIN_WORK.max(n.saturating_mul(WORK_PER_TENSOR));
-    let unit = repairer.sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
+    let unit = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
     let mut step = ((best.arena - peak) / 16 / unit * unit).max(unit);
     while best.arena > peak && step >= unit && !repairer.spent() {
         let target = best.arena.saturating_sub(step).max(peak);
@@ -140,7 +139,7 @@ struct Repairer<'a> {
     tensors: &'a [TensorLifetime],
     items: &'a [usize],
     /// Each position's size.
-    sizes: Vec<usize>,
+    sizes: &'a [usize],
     /// Positions by first use (ties by position), and their first uses.
     by_first: Vec<usize>,
     firsts: Vec<usize>,
@@ -169,7 +168,7 @@ struct Repairer<'a> {
     ranges: Vec<(usize, usize)>,
     stack: Vec<(usize, usize, usize)>,
     rng: XorShift,
-    /// Lifetimes read so far, and the most allowed.
+    /// Work done so far (see [`WORK_PER_TENSOR`]), and the most allowed.
     work: usize,
     budget: usize,
     deadline: Option<Instant>,
@@ -183,10 +182,10 @@ impl<'a> Repairer<'a> {
     fn new(
         tensors: &'a [TensorLifetime],
         items: &'a [usize],
+        sizes: &'a [usize],
         deadline: Option<Instant>,
     ) -> Result<Self, PlanError> {
         let n = items.len();
-        let sizes: Vec<usize> = fallible::collect(n, items.iter().map(|&i| tensors[i].size))?;
         let mut keyed: Vec<(usize, usize)> = fallible::collect(
             n,
             items
@@ -240,7 +239,7 @@ impl<'a> Repairer<'a> {
     fn spent(&mut self) -> bool {
         if self.work >= self.next_clock && !self.late {
             self.next_clock = self.work + CLOCK_PERIOD;
-            self.late = self.deadline.is_some_and(|d| Instant::now() >= d);
+            self.late = late(self.deadline);
         }
         self.late || self.work >= self.budget
     }
@@ -533,7 +532,8 @@ mod tests {
                 })
                 .collect();
             let items: Vec<usize> = (0..tensors.len()).collect();
-            let mut repairer = Repairer::new(&tensors, &items, None).unwrap();
+            let sizes = vec![8; tensors.len()];
+            let mut repairer = Repairer::new(&tensors, &items, &sizes, None).unwrap();
             for _ in 0..20 {
                 let a = rng.below(horizon + 5);
                 let b = a + rng.below(10);
@@ -594,10 +594,11 @@ mod tests {
                 })
                 .collect();
             let items: Vec<usize> = (0..count).collect();
+            let sizes: Vec<usize> = tensors.iter().map(|t| t.size).collect();
             let mut best = stacked(&tensors);
             let arena = best.arena;
             let peak = try_peak_live_bytes(&tensors).unwrap();
-            repair(&tensors, &items, &mut best, peak, None).unwrap();
+            repair(&tensors, &items, &sizes, &mut best, peak, None).unwrap();
             let top = (0..count)
                 .map(|i| best.offsets[i] + tensors[i].size)
                 .max()
@@ -626,12 +627,21 @@ mod tests {
             .collect();
         let items: Vec<usize> = (0..200).filter(|&i| tensors[i].size > 0).collect();
         let planned: Vec<TensorLifetime> = items.iter().map(|&i| tensors[i]).collect();
+        let sizes: Vec<usize> = planned.iter().map(|t| t.size).collect();
         let peak = try_peak_live_bytes(&tensors).unwrap();
         let mut best = stacked(&planned);
         let (arena, offsets) = (best.arena, best.offsets.clone());
-        repair(&tensors, &items, &mut best, peak, Some(Instant::now())).unwrap();
+        repair(
+            &tensors,
+            &items,
+            &sizes,
+            &mut best,
+            peak,
+            Some(Instant::now()),
+        )
+        .unwrap();
         assert_eq!((best.arena, &best.offsets), (arena, &offsets));
-        repair(&tensors, &items, &mut best, peak, None).unwrap();
+        repair(&tensors, &items, &sizes, &mut best, peak, None).unwrap();
         assert!(peak <= best.arena && best.arena < arena);
         for (p, a) in planned.iter().enumerate() {
             for (q, b) in planned.iter().enumerate().skip(p + 1) {

@@ -205,7 +205,7 @@ fn plan_with(
         improve(&mut placer, &sizes, &mut best, rounds, peak, deadline)?;
     }
     drop(placer);
-    finish(tensors, items, best, peak, deadline)
+    finish(tensors, items, &sizes, best, peak, deadline)
 }
 
 /// Work of the placements on the section tree and of the improvement, in
@@ -329,7 +329,7 @@ fn plan_by_tree(
         improve(&mut placer, sizes, &mut best, rounds, peak, deadline)?;
     }
     drop(placer);
-    finish(tensors, items, best, peak, deadline)
+    finish(tensors, items, sizes, best, peak, deadline)
 }
 
 /// The lowest-floor rule on [`SectionFloors`], with its scratch.
