@@ -368,30 +368,48 @@ impl Sections {
         items: &[usize],
         deadline: Option<Instant>,
     ) -> Result<Option<Self>, PlanError> {
-        // Endpoints in u128: `last_use + 1` may pass `usize::MAX`.
-        let mut points: Vec<u128> = fallible::collect(
+        // `last_use + 1` passes `u64` only for a last use of `u64::MAX`;
+        // otherwise the endpoints are sorted and searched in half the
+        // memory.
+        if items
+            .iter()
+            .all(|&i| (tensors[i].last_use as u128) < u64::MAX as u128)
+        {
+            Self::with_points(tensors, items, deadline, |x| x as u64, |x| x as u64 + 1)
+        } else {
+            Self::with_points(tensors, items, deadline, |x| x as u128, |x| x as u128 + 1)
+        }
+    }
+
+    /// [`Sections::new_until`] with endpoints `first(first_use)` and
+    /// `after(last_use)` (the node after it) in `T`, which holds both.
+    fn with_points<T: Ord + Copy>(
+        tensors: &[TensorLifetime],
+        items: &[usize],
+        deadline: Option<Instant>,
+        first: impl Fn(usize) -> T,
+        after: impl Fn(usize) -> T,
+    ) -> Result<Option<Self>, PlanError> {
+        let mut points: Vec<T> = fallible::collect(
             2 * items.len(),
-            items.iter().flat_map(|&i| {
-                [
-                    tensors[i].first_use as u128,
-                    tensors[i].last_use as u128 + 1,
-                ]
-            }),
+            items
+                .iter()
+                .flat_map(|&i| [first(tensors[i].first_use), after(tensors[i].last_use)]),
         )?;
         points.sort_unstable();
         points.dedup();
         if late(deadline) {
             return Ok(None);
         }
-        let section = |x: u128| points.partition_point(|&p| p < x);
+        let section = |x: T| points.partition_point(|&p| p < x);
         let mut ranges = fallible::with_capacity(items.len())?;
         for (k, &i) in items.iter().enumerate() {
             if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
                 return Ok(None);
             }
             ranges.push((
-                section(tensors[i].first_use as u128),
-                section(tensors[i].last_use as u128 + 1),
+                section(first(tensors[i].first_use)),
+                section(after(tensors[i].last_use)),
             ));
         }
         Ok(Some(Sections {
