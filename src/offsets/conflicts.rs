@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use super::TensorLifetime;
 use crate::error::PlanError;
+use crate::offsets::radix::{bit_length, sort_packed};
 use crate::sys::fallible;
 
 /// The planned (non-zero) tensors and who conflicts with whom.
@@ -368,6 +369,9 @@ impl Sections {
         items: &[usize],
         deadline: Option<Instant>,
     ) -> Result<Option<Self>, PlanError> {
+        if let Some(packed) = Self::packed(tensors, items, deadline)? {
+            return Ok(packed);
+        }
         // `last_use + 1` passes `u64` only for a last use of `u64::MAX`;
         // otherwise the endpoints are sorted and searched in half the
         // memory.
@@ -379,6 +383,67 @@ impl Sections {
         } else {
             Self::with_points(tensors, items, deadline, |x| x as u128, |x| x as u128 + 1)
         }
+    }
+
+    /// [`Sections::new_until`] when the endpoints (first uses and nodes after
+    /// last uses) span at most 32 bits: each endpoint's section is its
+    /// rank among the distinct endpoints, read off one sort of (endpoint,
+    /// slot) keys packed in `u64`, with no search per endpoint. `Ok(None)`
+    /// (nothing done) when they do not fit; `Ok(Some(None))` once
+    /// `deadline` has passed.
+    #[allow(clippy::type_complexity)]
+    fn packed(
+        tensors: &[TensorLifetime],
+        items: &[usize],
+        deadline: Option<Instant>,
+    ) -> Result<Option<Option<Self>>, PlanError> {
+        let (mut low, mut high) = (u128::MAX, 0u128);
+        for &i in items {
+            low = low.min(tensors[i].first_use as u128);
+            high = high.max(tensors[i].last_use as u128 + 1);
+        }
+        let fits = !items.is_empty()
+            && high - low <= u32::MAX as u128
+            && u32::try_from(2 * items.len() - 1).is_ok();
+        if !fits {
+            return Ok(None);
+        }
+        // The endpoint above, its slot below: 2k for tensor k's first use,
+        // 2k + 1 for the node after its last.
+        let mut keys: Vec<u64> = fallible::collect(
+            2 * items.len(),
+            items.iter().enumerate().flat_map(|(k, &i)| {
+                let t = &tensors[i];
+                let after = t.last_use as u128 + 1;
+                [
+                    ((t.first_use as u128 - low) as u64) << 32 | (2 * k) as u64,
+                    ((after - low) as u64) << 32 | (2 * k + 1) as u64,
+                ]
+            }),
+        )?;
+        let span = bit_length((high - low) as u64);
+        sort_packed(&mut keys, &mut Vec::new(), 32, 32 + span)?;
+        if late(deadline) {
+            return Ok(Some(None));
+        }
+        let mut ranges = fallible::filled(items.len(), (0usize, 0usize))?;
+        let (mut rank, mut previous) = (0usize, keys[0] >> 32);
+        for &key in &keys {
+            if key >> 32 != previous {
+                (rank, previous) = (rank + 1, key >> 32);
+            }
+            let slot = key as u32 as usize;
+            let range = &mut ranges[slot / 2];
+            if slot % 2 == 0 {
+                range.0 = rank;
+            } else {
+                range.1 = rank;
+            }
+        }
+        Ok(Some(Some(Sections {
+            ranges,
+            count: rank,
+        })))
     }
 
     /// [`Sections::new_until`] with endpoints `first(first_use)` and
@@ -436,6 +501,44 @@ pub(crate) fn lifetime_length(tensor: &TensorLifetime) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sections from packed keys equal those of the sorted endpoints and
+    /// a search per endpoint, on seeded tables of every span (within 32
+    /// bits and past them, near 0 and near `usize::MAX`) and of sizes on
+    /// both sides of the radix sort's threshold.
+    #[test]
+    fn packed_sections_are_the_searched_ones() {
+        let mut rng = crate::rng::XorShift(0x0DDB_A11C_0FFE_E000);
+        for case in 0..120 {
+            let count = if case % 8 == 0 {
+                5000 + rng.below(100)
+            } else {
+                rng.below(50)
+            };
+            let (base, step) = match case % 4 {
+                0 => (0, 1),
+                1 => (usize::MAX - 70, 1),
+                2 => (0, 1 << 29),
+                _ => (1 << 40, 1 << 33),
+            };
+            let tensors: Vec<TensorLifetime> = (0..count)
+                .map(|_| {
+                    let first = base + rng.below(60).min((usize::MAX - base) / step) * step;
+                    let reach = ((usize::MAX - first) / step).min(20);
+                    let last = first + rng.below(reach + 1) * step;
+                    TensorLifetime::new(rng.below(3), first, last)
+                })
+                .collect();
+            let items: Vec<usize> = (0..count).filter(|&i| tensors[i].size > 0).collect();
+            let searched =
+                Sections::with_points(&tensors, &items, None, |x| x as u128, |x| x as u128 + 1)
+                    .unwrap()
+                    .unwrap();
+            let sections = Sections::new(&tensors, &items).unwrap();
+            assert_eq!(sections.ranges, searched.ranges, "case {case}");
+            assert_eq!(sections.count, searched.count, "case {case}");
+        }
+    }
 
     /// The conflict lists hold exactly the pairs whose inclusive lifetimes
     /// intersect, by an all-pairs check, on seeded random tables with

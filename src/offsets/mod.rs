@@ -102,6 +102,7 @@ mod no_heap;
 mod online;
 mod options;
 mod peak;
+mod radix;
 mod search;
 
 pub use constrained::{

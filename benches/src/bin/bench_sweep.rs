@@ -1120,7 +1120,9 @@ mod tests {
         );
         assert!(search.ends_with("| **not met** |"));
         // The fitted size's run taken again replaces its noisy first run.
-        assert!(md.lines().any(|l| l.starts_with("| 65536 | 65535 | 1.600 |")));
+        assert!(md
+            .lines()
+            .any(|l| l.starts_with("| 65536 | 65535 | 1.600 |")));
         assert!(!md.contains("9.900"), "{md}");
         // 0.1.0's timeout at 32768 against this tree's 0.4 s there.
         assert!(line("| 32768 | 32767 | 0.400 | > 40 s | > 100x |").contains("| 5 | – |"));

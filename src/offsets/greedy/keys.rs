@@ -6,54 +6,8 @@
 
 use super::TensorLifetime;
 use crate::error::PlanError;
+use crate::offsets::radix::{bit_length, radix_sort, RADIX_FROM};
 use crate::sys::fallible;
-
-/// Bits of a radix digit: 2048 counters stay in the first-level cache.
-const DIGIT_BITS: u32 = 11;
-
-/// Sorts `keys` by their bits `low..high` (a stable LSD radix sort, so keys
-/// equal there keep their order), using `scratch` of the same length.
-///
-/// Complexity: `O((n + 2^11) · ⌈(high − low) / 11⌉)` time, no memory
-/// beyond `scratch`.
-pub(super) fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
-    let mut counts = [0usize; 1 << DIGIT_BITS];
-    let mut shift = low;
-    let (mut source, mut target) = (&mut *keys, &mut *scratch);
-    let mut in_scratch = false;
-    while shift < high {
-        let width = DIGIT_BITS.min(high - shift);
-        let mask = (1u64 << width) - 1;
-        counts[..1 << width].fill(0);
-        for &key in source.iter() {
-            counts[((key >> shift) & mask) as usize] += 1;
-        }
-        let mut total = 0;
-        for count in &mut counts[..1 << width] {
-            (*count, total) = (total, total + *count);
-        }
-        for &key in source.iter() {
-            let digit = ((key >> shift) & mask) as usize;
-            target[counts[digit]] = key;
-            counts[digit] += 1;
-        }
-        core::mem::swap(&mut source, &mut target);
-        in_scratch = !in_scratch;
-        shift += width;
-    }
-    if in_scratch {
-        keys.copy_from_slice(scratch);
-    }
-}
-
-/// Below this many keys a comparison sort of the packed keys costs less
-/// than the radix passes' counters.
-const RADIX_FROM: usize = 1 << 12;
-
-/// Bits needed to write `value`.
-pub(super) fn bit_length(value: u64) -> u32 {
-    u64::BITS - value.leading_zeros()
-}
 
 /// The planned tensors (non-zero size) in placement order: decreasing size,
 /// equal sizes in input order.
@@ -205,36 +159,6 @@ fn ranks_by_search(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn radix_sort_agrees_with_a_stable_sort_on_the_bits_it_reads() {
-        let mut rng = crate::rng::XorShift(0x5EED_0007);
-        for &(len, low, high) in &[
-            (0, 0, 5),
-            (1, 3, 9),
-            (300, 0, 64),
-            (5000, 32, 45),
-            (777, 40, 41),
-        ] {
-            let keys: Vec<u64> = (0..len)
-                .map(|_| ((rng.below(1 << 30) as u64) << 34) ^ rng.below(1 << 30) as u64)
-                .collect();
-            let field = |key: u64| {
-                let width = high - low;
-                if width == 64 {
-                    key
-                } else {
-                    (key >> low) & ((1u64 << width) - 1)
-                }
-            };
-            let mut expected = keys.clone();
-            expected.sort_by_key(|&key| field(key));
-            let mut actual = keys.clone();
-            let mut scratch = vec![0; len];
-            radix_sort(&mut actual, &mut scratch, low, high);
-            assert_eq!(actual, expected, "len {len}, bits {low}..{high}");
-        }
-    }
 
     /// Tables whose sizes and endpoints take both paths: packed keys and
     /// the comparison fallback.

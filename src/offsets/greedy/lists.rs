@@ -69,9 +69,9 @@ pub(super) fn place<C: Clock>(
     if by_start.windows(2).any(|pair| pair[0] > pair[1]) {
         clock.check()?;
         let mut scratch = fallible::filled(n, 0u64)?;
-        let span = super::keys::bit_length((high - low) as u64);
+        let span = crate::offsets::radix::bit_length((high - low) as u64);
         // Stable on the first use, so equal first uses keep input order.
-        super::keys::radix_sort(&mut by_start, &mut scratch, 32, 32 + span);
+        crate::offsets::radix::radix_sort(&mut by_start, &mut scratch, 32, 32 + span);
     }
     clock.check()?;
     let input = |key: u64| (key & 0xFFFF_FFFF) as usize;

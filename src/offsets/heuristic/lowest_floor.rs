@@ -45,6 +45,7 @@ use std::time::Instant;
 use super::{Key, CLOCK_PERIOD};
 use crate::error::PlanError;
 use crate::offsets::conflicts::{Conflicts, Sections};
+use crate::offsets::radix::{bit_length, sort_packed, RADIX_FROM};
 use crate::sys::fallible;
 use crate::sys::pages::prefetch;
 
@@ -171,6 +172,10 @@ pub(super) struct RadixHeap<K> {
     near_mode: bool,
     /// The least near floor that may hold keys above the level.
     scan: usize,
+    /// A large level's ranks and positions packed for its sort, and the
+    /// sort's scratch, kept for the next level.
+    packed: Vec<u64>,
+    scratch: Vec<u64>,
 }
 
 /// How many keys ahead of the one refreshed a [`RadixHeap`] level's fill
@@ -208,6 +213,8 @@ impl<K: Key> Default for RadixHeap<K> {
             spare: Vec::new(),
             near_mode: false,
             scan: 0,
+            packed: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 }
@@ -381,13 +388,41 @@ impl<K: Key> RadixHeap<K> {
                 Some(at) => self.buckets[at] = moving,
                 None => fallible::push(&mut self.spare, moving)?,
             }
-            // The level's least rank last, where it pops.
-            self.level_keys
-                .sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+            self.sort_level()?;
         }
         let entry = self.level_keys.pop();
         self.len -= usize::from(entry.is_some());
         Ok(entry)
+    }
+
+    /// Sorts the level's keys, the least rank last (where it pops). Every
+    /// key there has the level's floor, so the order is the ranks'; on a
+    /// large level, a radix sort of the ranks packed with their positions.
+    /// Errors: [`PlanError::OutOfMemory`].
+    fn sort_level(&mut self) -> Result<(), PlanError> {
+        let keys = &mut self.level_keys;
+        let fits = |e: &(K, usize)| e.0.rank() <= u32::MAX as usize && e.1 <= u32::MAX as usize;
+        if keys.len() < RADIX_FROM || !keys.iter().all(fits) {
+            keys.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+            return Ok(());
+        }
+        let packed = &mut self.packed;
+        packed.clear();
+        fallible::reserve(packed, keys.len())?;
+        let mut top = 0;
+        packed.extend(keys.iter().map(|&(key, p)| {
+            top = top.max(key.rank() as u64);
+            (key.rank() as u64) << 32 | p as u64
+        }));
+        // Ranks are distinct, so the positions below them never decide.
+        sort_packed(packed, &mut self.scratch, 32, 32 + bit_length(top))?;
+        for (entry, &key) in keys.iter_mut().zip(packed.iter().rev()) {
+            *entry = (
+                K::new(self.level, (key >> 32) as usize),
+                key as u32 as usize,
+            );
+        }
+        Ok(())
     }
 
     /// The position that the `k`-th pop from now (0: the next) returns, if
@@ -872,5 +907,35 @@ mod tests {
     fn the_heap_pops_like_an_ordered_set() {
         pops_like_an_ordered_set::<u64>(0x1357_9BDF_2468_ACE0, 30);
         pops_like_an_ordered_set::<u128>(0x0FED_CBA9_8765_4321, 60);
+    }
+
+    /// Levels of thousands of keys (sorted by the radix sort of their
+    /// ranks) pop in (floor, rank) order, as an ordered set does.
+    fn large_levels_pop_in_order<K: Key + std::fmt::Debug>(seed: u64) {
+        let mut rng = XorShift(seed);
+        let n = 3 * RADIX_FROM + 7;
+        let mut ranks: Vec<usize> = (0..n).collect();
+        for k in (1..n).rev() {
+            ranks.swap(k, rng.below(k + 1));
+        }
+        let mut heap = RadixHeap::<K>::default();
+        heap.clear(n).unwrap();
+        let mut oracle: BTreeSet<(K, usize)> = BTreeSet::new();
+        for (p, &rank) in ranks.iter().enumerate() {
+            let key = K::new(1 + rng.below(2), rank);
+            heap.push(key, p).unwrap();
+            oracle.insert((key, p));
+        }
+        let mut stale = 0;
+        while let Some(least) = oracle.pop_first() {
+            assert_eq!(heap.pop(None, &mut stale).unwrap(), Some(least));
+        }
+        assert_eq!(heap.pop(None, &mut stale).unwrap(), None);
+    }
+
+    #[test]
+    fn large_levels_pop_in_rank_order() {
+        large_levels_pop_in_order::<u64>(0x2468_1357_ACE0_BDF1);
+        large_levels_pop_in_order::<u128>(0x1122_3344_5566_7788);
     }
 }

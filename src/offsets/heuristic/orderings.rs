@@ -25,6 +25,7 @@ use std::time::Instant;
 
 use crate::error::PlanError;
 use crate::offsets::conflicts::{self, late, lifetime_length, Sections, DEADLINE_PERIOD};
+use crate::offsets::radix::sort_packed;
 use crate::offsets::TensorLifetime;
 use crate::sys::fallible;
 
@@ -71,6 +72,8 @@ pub(super) struct Orderings<'a> {
     /// Each component's dense rank by position (0 for the largest value);
     /// empty until first used.
     ranks: [Vec<u32>; COMPONENTS],
+    /// Each component's number of distinct values (its greatest rank + 1).
+    distinct: [usize; COMPONENTS],
 }
 
 impl<'a> Orderings<'a> {
@@ -89,6 +92,7 @@ impl<'a> Orderings<'a> {
             degree,
             deadline,
             ranks: Default::default(),
+            distinct: [0; COMPONENTS],
         }
     }
 
@@ -109,32 +113,41 @@ impl<'a> Orderings<'a> {
         if late(self.deadline) {
             return Ok(None);
         }
-        // Bits of a rank or a position (both below n).
-        let bits = (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1);
-        let key = |p: usize| -> u128 {
-            let ranks = parts.iter().fold(0u128, |key, &c| {
-                (key << bits) | self.ranks[c as usize][p] as u128
-            });
-            (ranks << bits) | p as u128
-        };
-        let mask = (1u128 << bits) - 1;
-        let fields = parts.len() as u32 + 1;
-        // Keys are distinct (the position is in them): unstable is stable.
-        if fields * bits <= 64 {
-            let mut keys: Vec<u64> = fallible::collect(n, (0..n).map(|p| key(p) as u64))?;
-            keys.sort_unstable();
-            Ok(Some(fallible::collect(
-                n,
-                keys.iter().map(|&key| (key as u128 & mask) as usize),
-            )?))
-        } else {
-            let mut keys: Vec<u128> = fallible::collect(n, (0..n).map(key))?;
-            keys.sort_unstable();
-            Ok(Some(fallible::collect(
-                n,
-                keys.iter().map(|&key| (key & mask) as usize),
-            )?))
+        // Ascending in the components' ranks (rank 0 is the largest value),
+        // ties by position: stable counting sorts by each component, the
+        // least significant first, from the positions in order. A rank is
+        // below `n`, so each sort is `O(n)`.
+        let mut order: Vec<u32> = fallible::collect(n, 0..n as u32)?;
+        let mut sorted: Vec<u32> = fallible::filled(n, 0)?;
+        let mut starts: Vec<u32> = Vec::new();
+        for &c in parts.iter().rev() {
+            let (ranks, distinct) = (&self.ranks[c as usize], self.distinct[c as usize]);
+            if distinct <= 1 {
+                continue; // one rank: the sort keeps the order
+            }
+            starts.clear();
+            fallible::reserve(&mut starts, distinct + 1)?;
+            starts.resize(distinct + 1, 0);
+            for &p in &order {
+                starts[ranks[p as usize] as usize + 1] += 1;
+            }
+            for r in 1..=distinct {
+                starts[r] += starts[r - 1];
+            }
+            for &p in &order {
+                let slot = &mut starts[ranks[p as usize] as usize];
+                sorted[*slot as usize] = p;
+                *slot += 1;
+            }
+            std::mem::swap(&mut order, &mut sorted);
+            if late(self.deadline) {
+                return Ok(None);
+            }
         }
+        Ok(Some(fallible::collect(
+            n,
+            order.iter().map(|&p| p as usize),
+        )?))
     }
 
     /// Fills in the dense ranks of component `c`; false if the deadline
@@ -165,6 +178,7 @@ impl<'a> Orderings<'a> {
         let Some(ranks) = ranks else {
             return Ok(false);
         };
+        self.distinct[c as usize] = ranks.iter().max().map_or(0, |&r| r as usize + 1);
         self.ranks[c as usize] = ranks;
         Ok(true)
     }
@@ -254,7 +268,12 @@ fn dense_ranks(
             n,
             (0..n).map(|p| (value(p) << position_bits | p as u128) as u64),
         )?;
-        keys.sort_unstable();
+        sort_packed(
+            &mut keys,
+            &mut Vec::new(),
+            position_bits,
+            position_bits + value_bits,
+        )?;
         if late(deadline) {
             return Ok(None);
         }

@@ -1,0 +1,138 @@
+//! A least-significant-digit radix sort of packed 64-bit keys: the
+//! planners' sorts at scale, where a comparison sort's `O(n log n)` passes
+//! over arrays larger than the cache (and the binary searches that often
+//! follow it) cost more than a few counting passes.
+//!
+//! A caller packs what it sorts by above and what it carries below (a
+//! position, a slot), so that the sort reads nothing but the keys.
+
+use crate::error::PlanError;
+use crate::sys::fallible;
+
+/// Bits of a radix digit: 2048 counters stay in the first-level cache.
+const DIGIT_BITS: u32 = 11;
+
+/// Below this many keys a comparison sort of the packed keys costs less
+/// than the radix passes' counters.
+pub(crate) const RADIX_FROM: usize = 1 << 12;
+
+/// Sorts `keys` by their bits `low..high` (a stable LSD radix sort, so keys
+/// equal there keep their order), using `scratch` of the same length.
+///
+/// Complexity: `O((n + 2^11) · ⌈(high − low) / 11⌉)` time, no memory
+/// beyond `scratch`.
+pub(crate) fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
+    let mut counts = [0usize; 1 << DIGIT_BITS];
+    let mut shift = low;
+    let (mut source, mut target) = (&mut *keys, &mut *scratch);
+    let mut in_scratch = false;
+    while shift < high {
+        let width = DIGIT_BITS.min(high - shift);
+        let mask = (1u64 << width) - 1;
+        counts[..1 << width].fill(0);
+        for &key in source.iter() {
+            counts[((key >> shift) & mask) as usize] += 1;
+        }
+        let mut total = 0;
+        for count in &mut counts[..1 << width] {
+            (*count, total) = (total, total + *count);
+        }
+        for &key in source.iter() {
+            let digit = ((key >> shift) & mask) as usize;
+            target[counts[digit]] = key;
+            counts[digit] += 1;
+        }
+        core::mem::swap(&mut source, &mut target);
+        in_scratch = !in_scratch;
+        shift += width;
+    }
+    if in_scratch {
+        keys.copy_from_slice(scratch);
+    }
+}
+
+/// Sorts `keys` ascending, where keys are distinct and no key has a bit at
+/// or above `high`: by a comparison sort below [`RADIX_FROM`] keys, else by
+/// [`radix_sort`] on the bits `low..high`, with `scratch` grown to the
+/// keys' length. The two agree when the bits below `low` already increase
+/// in the keys' given order (a position or slot written there in order).
+///
+/// Errors: [`PlanError::OutOfMemory`] if `scratch` cannot grow.
+pub(crate) fn sort_packed(
+    keys: &mut [u64],
+    scratch: &mut Vec<u64>,
+    low: u32,
+    high: u32,
+) -> Result<(), PlanError> {
+    if keys.len() < RADIX_FROM {
+        keys.sort_unstable();
+        return Ok(());
+    }
+    if scratch.len() < keys.len() {
+        let more = keys.len() - scratch.len();
+        fallible::reserve(scratch, more)?;
+        scratch.resize(keys.len(), 0);
+    }
+    radix_sort(keys, &mut scratch[..keys.len()], low, high);
+    Ok(())
+}
+
+/// Bits needed to write `value`.
+pub(crate) fn bit_length(value: u64) -> u32 {
+    u64::BITS - value.leading_zeros()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radix_sort_agrees_with_a_stable_sort_on_the_bits_it_reads() {
+        let mut rng = crate::rng::XorShift(0x5EED_0007);
+        for &(len, low, high) in &[
+            (0, 0, 5),
+            (1, 3, 9),
+            (300, 0, 64),
+            (5000, 32, 45),
+            (777, 40, 41),
+        ] {
+            let keys: Vec<u64> = (0..len)
+                .map(|_| ((rng.below(1 << 30) as u64) << 34) ^ rng.below(1 << 30) as u64)
+                .collect();
+            let field = |key: u64| {
+                let width = high - low;
+                if width == 64 {
+                    key
+                } else {
+                    (key >> low) & ((1u64 << width) - 1)
+                }
+            };
+            let mut expected = keys.clone();
+            expected.sort_by_key(|&key| field(key));
+            let mut actual = keys.clone();
+            let mut scratch = vec![0; len];
+            radix_sort(&mut actual, &mut scratch, low, high);
+            assert_eq!(actual, expected, "len {len}, bits {low}..{high}");
+        }
+    }
+
+    /// Packed keys (a value above, its slot below in order) come out in
+    /// ascending order on both sides of [`RADIX_FROM`], with a scratch
+    /// shorter and longer than the keys.
+    #[test]
+    fn sort_packed_sorts_keys_whose_low_bits_follow_their_order() {
+        let mut rng = crate::rng::XorShift(0x5EED_0009);
+        let mut scratch = vec![0; 17];
+        for len in [0, 1, 100, RADIX_FROM - 1, RADIX_FROM, 3 * RADIX_FROM + 5] {
+            for value_bits in [1u32, 12, 31] {
+                let mut keys: Vec<u64> = (0..len)
+                    .map(|slot| (rng.below(1 << value_bits) as u64) << 20 | slot as u64)
+                    .collect();
+                let mut expected = keys.clone();
+                expected.sort_unstable();
+                sort_packed(&mut keys, &mut scratch, 20, 20 + value_bits).unwrap();
+                assert_eq!(keys, expected, "len {len}, {value_bits} bits");
+            }
+        }
+    }
+}
