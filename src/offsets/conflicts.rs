@@ -74,30 +74,40 @@ impl Degrees {
             tensors.len(),
             (0..tensors.len()).filter(|&i| tensors[i].size > 0),
         )?;
-        let mut by_start: Vec<usize> = fallible::collect(items.len(), 0..items.len())?;
-        // Unstable with the position as tie-break: the same order as a stable
-        // sort, and no scratch buffer allocated behind the fallible ones.
-        by_start.sort_unstable_by_key(|&p| (tensors[items[p]].first_use, p));
-        if late(deadline) {
+        let Some(by_start) = positions_by(tensors, &items, |t| t.first_use, deadline)? else {
             return Ok(None);
-        }
-        let firsts: Vec<usize> = fallible::collect(
-            items.len(),
-            by_start.iter().map(|&p| tensors[items[p]].first_use),
-        )?;
-        // Later starters intersect `p` exactly when they start by its end: a
-        // run `k + 1..end` of `by_start`. Each end of a conflict counts once.
-        let mut degree = fallible::filled(items.len(), 0usize)?;
-        let mut runs = fallible::filled(items.len() + 1, 0isize)?;
+        };
+        let Some(by_last) = positions_by(tensors, &items, |t| t.last_use, deadline)? else {
+            return Ok(None);
+        };
+        let n = items.len();
+        let firsts: Vec<usize> =
+            fallible::collect(n, by_start.iter().map(|&p| tensors[items[p]].first_use))?;
+        let mut start_rank = fallible::filled(n, 0usize)?;
         for (k, &p) in by_start.iter().enumerate() {
-            if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+            start_rank[p] = k;
+        }
+        // Later starters intersect `p` exactly when they start by its end: a
+        // run `k + 1..end` of `by_start`, whose end only moves on as the
+        // last uses rise (one merge, no search). Each end of a conflict
+        // counts once.
+        let mut degree = fallible::filled(n, 0usize)?;
+        let mut runs = fallible::filled(n + 1, 0isize)?;
+        let mut end = 0;
+        for (step, &p) in by_last.iter().enumerate() {
+            if step % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
                 return Ok(None);
             }
-            let end = firsts.partition_point(|&f| f <= tensors[items[p]].last_use);
+            let last = tensors[items[p]].last_use;
+            while end < n && firsts[end] <= last {
+                end += 1;
+            }
+            let k = start_rank[p];
             degree[p] += end - (k + 1);
             runs[k + 1] += 1;
             runs[end] -= 1;
         }
+        drop((by_last, start_rank));
         let mut open = 0isize;
         for (k, &p) in by_start.iter().enumerate() {
             open += runs[k];
@@ -334,6 +344,50 @@ pub(crate) fn conflict_bytes_until(
     Ok(Some(bytes))
 }
 
+/// The positions of `items` sorted by `key` of their tensors, ties in
+/// position order: a radix sort of packed (key, position) pairs when the
+/// keys span at most 32 bits, else a comparison sort. `None` once
+/// `deadline` has passed. `O(n)` time and memory (`O(n log n)` time by
+/// comparison).
+fn positions_by(
+    tensors: &[TensorLifetime],
+    items: &[usize],
+    key: impl Fn(&TensorLifetime) -> usize,
+    deadline: Option<Instant>,
+) -> Result<Option<Vec<usize>>, PlanError> {
+    let n = items.len();
+    let (mut low, mut high) = (usize::MAX, 0usize);
+    for &i in items {
+        low = low.min(key(&tensors[i]));
+        high = high.max(key(&tensors[i]));
+    }
+    let packed = n > 1 && high - low <= u32::MAX as usize && u32::try_from(n).is_ok();
+    let sorted = if packed {
+        let mut keys: Vec<u64> = fallible::collect(
+            n,
+            items
+                .iter()
+                .enumerate()
+                .map(|(p, &i)| ((key(&tensors[i]) - low) as u64) << 32 | p as u64),
+        )?;
+        sort_packed(
+            &mut keys,
+            &mut Vec::new(),
+            32,
+            32 + bit_length((high - low) as u64),
+        )?;
+        fallible::collect(n, keys.iter().map(|&k| k as u32 as usize))?
+    } else {
+        let mut positions: Vec<usize> = fallible::collect(n, 0..n)?;
+        // Unstable with the position as tie-break: the same order as a
+        // stable sort, and no scratch buffer allocated behind the fallible
+        // ones.
+        positions.sort_unstable_by_key(|&p| (key(&tensors[items[p]]), p));
+        positions
+    };
+    Ok((!late(deadline)).then_some(sorted))
+}
+
 /// Whether `deadline` has passed.
 pub(crate) fn late(deadline: Option<Instant>) -> bool {
     deadline.is_some_and(|d| Instant::now() >= d)
@@ -501,6 +555,39 @@ pub(crate) fn lifetime_length(tensor: &TensorLifetime) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each tensor's degree is its number of intersecting tensors, by an
+    /// all-pairs count, on seeded tables large enough for the radix sorts
+    /// and with endpoints spanning more than 32 bits (the comparison sort).
+    #[test]
+    fn degrees_count_the_intersecting_tensors() {
+        let mut rng = crate::rng::XorShift(0x5EED_D00D_0042_0017);
+        for case in 0..8 {
+            let count = 3000 + rng.below(3000);
+            let step = if case % 2 == 0 { 1 } else { 1 << 34 };
+            let tensors: Vec<TensorLifetime> = (0..count)
+                .map(|_| {
+                    let first = rng.below(count);
+                    let last = first + rng.below(if case % 4 < 2 { 8 } else { 400 });
+                    TensorLifetime::new(rng.below(4), first * step, last * step)
+                })
+                .collect();
+            let degrees = Degrees::new(&tensors).unwrap();
+            let items: Vec<usize> = (0..count).filter(|&i| tensors[i].size > 0).collect();
+            assert_eq!(degrees.items, items);
+            for (p, &i) in items.iter().enumerate() {
+                let (a, b) = (tensors[i].first_use, tensors[i].last_use);
+                let meeting = items
+                    .iter()
+                    .filter(|&&j| j != i && tensors[j].first_use <= b && a <= tensors[j].last_use)
+                    .count();
+                assert_eq!(degrees.degree[p], meeting, "case {case}, tensor {i}");
+            }
+            let mut by_start = degrees.by_start.clone();
+            by_start.sort_by_key(|&p| (tensors[items[p]].first_use, p));
+            assert_eq!(degrees.by_start, by_start, "case {case}");
+        }
+    }
 
     /// The sections from packed keys equal those of the sorted endpoints and
     /// a search per endpoint, on seeded tables of every span (within 32

@@ -67,14 +67,15 @@ pub(super) fn placement_order(tensors: &[TensorLifetime]) -> Result<Vec<usize>, 
 }
 
 /// The ranks of the planned tensors' lifetime endpoints among all distinct
-/// endpoints (overlap depends on their order alone), in placement `order`,
-/// and the number of distinct endpoints.
+/// endpoints (overlap depends on their order alone), for the tensors of `order`
+/// (every planned tensor once, in any order), and the number of distinct
+/// endpoints.
 ///
 /// Complexity: `O(n)` time and memory when the endpoints span at most 32
 /// bits and there are fewer than 2^31 tensors (a radix sort of packed keys,
 /// visited in input order, which is usually time order); otherwise
 /// `O(n log n)` by sorting and binary search.
-pub(super) fn endpoint_ranks(
+pub(crate) fn endpoint_ranks(
     tensors: &[TensorLifetime],
     order: &[usize],
 ) -> Result<(Vec<(usize, usize)>, usize), PlanError> {

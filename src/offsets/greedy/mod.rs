@@ -76,6 +76,7 @@ mod keys;
 mod lists;
 
 pub(crate) use index::PlacedIndex;
+pub(crate) use keys::endpoint_ranks;
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;

@@ -24,6 +24,7 @@ use std::time::Instant;
 
 use super::{Placement, CLOCK_PERIOD};
 use crate::error::PlanError;
+use crate::offsets::greedy::endpoint_ranks;
 use crate::offsets::TensorLifetime;
 use crate::sys::fallible;
 use crate::sys::pages::prefetch;
@@ -115,23 +116,14 @@ impl<'a> FloorTree<'a> {
             // Endpoint ranks and tensor ranks would not fit `u32`.
             return Err(PlanError::OutOfMemory { bytes: usize::MAX });
         }
-        // The distinct endpoints, firsts and lasts together: a lifetime end's
-        // rank among them compares with any other end as its node does.
-        let mut ends: Vec<usize> = fallible::collect(
-            2 * n,
-            items
-                .iter()
-                .flat_map(|&i| [tensors[i].first_use, tensors[i].last_use]),
-        )?;
-        ends.sort_unstable();
-        ends.dedup();
+        // Each lifetime end's rank among the distinct endpoints, firsts and
+        // lasts together: it compares with any other end as its node does.
         // Below 2n, so below 2^32.
-        let rank_of = |x: usize| ends.partition_point(|&e| e < x) as u32;
+        let (ranks, _) = endpoint_ranks(tensors, items)?;
         let mut nodes: Vec<Node> = fallible::collect(
             n,
-            items.iter().enumerate().map(|(p, &i)| {
-                let first = rank_of(tensors[i].first_use);
-                let last = rank_of(tensors[i].last_use);
+            ranks.iter().enumerate().map(|(p, &(first, last))| {
+                let (first, last) = (first as u32, last as u32);
                 Node {
                     floor: 0,
                     least: 0,
@@ -148,7 +140,7 @@ impl<'a> FloorTree<'a> {
                 }
             }),
         )?;
-        drop(ends);
+        drop(ranks);
         build(&mut nodes, 0);
         let mut node_of = fallible::filled(n, 0u32)?;
         for (v, node) in nodes.iter().enumerate() {
