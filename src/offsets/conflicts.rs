@@ -349,7 +349,7 @@ pub(crate) fn conflict_bytes_until(
 /// keys span at most 32 bits, else a comparison sort. `None` once
 /// `deadline` has passed. `O(n)` time and memory (`O(n log n)` time by
 /// comparison).
-fn positions_by(
+pub(crate) fn positions_by(
     tensors: &[TensorLifetime],
     items: &[usize],
     key: impl Fn(&TensorLifetime) -> usize,

@@ -48,7 +48,7 @@ use std::time::Instant;
 
 use super::Best;
 use crate::error::PlanError;
-use crate::offsets::conflicts::{gcd, late};
+use crate::offsets::conflicts::{gcd, late, positions_by};
 use crate::offsets::TensorLifetime;
 use crate::rng::XorShift;
 use crate::sys::fallible;
@@ -100,7 +100,9 @@ pub(super) fn repair(
     if best.arena <= peak || n == 0 || late(deadline) {
         return Ok(());
     }
-    let mut repairer = Repairer::new(tensors, items, sizes, deadline)?;
+    let Some(mut repairer) = Repairer::new(tensors, items, sizes, &best.offsets, deadline)? else {
+        return Ok(());
+    };
     if late(deadline) {
         return Ok(());
     }
@@ -114,8 +116,8 @@ pub(super) fn repair(
         repairer.work += n / 4;
         let mut all = true;
         for k in 0..n {
-            let x = repairer.by_first[k];
-            if best.offsets[x] + repairer.sizes[x] > target {
+            if repairer.ends[k] > target {
+                let x = repairer.by_first[k];
                 all &= repairer.lower(x, target, &mut best.offsets)?;
                 if repairer.spent() {
                     all = false;
@@ -123,10 +125,7 @@ pub(super) fn repair(
                 }
             }
         }
-        best.arena = (0..n)
-            .map(|p| best.offsets[p] + repairer.sizes[p])
-            .max()
-            .unwrap_or(0);
+        best.arena = repairer.ends.iter().copied().max().unwrap_or(0);
         if !all {
             step = step / 2 / unit * unit;
         }
@@ -143,6 +142,12 @@ struct Repairer<'a> {
     /// Positions by first use (ties by position), and their first uses.
     by_first: Vec<usize>,
     firsts: Vec<usize>,
+    /// Each position's index in `by_first`, and the end offset of each
+    /// tensor of `by_first` in the plan (kept as the plan changes): a
+    /// round's passes over the tensors read it in order, not the plan's
+    /// offsets and sizes at random.
+    first_rank: Vec<u32>,
+    ends: Vec<usize>,
     /// A tree over `by_first` (leaf `k` is node `leaves + k`): the greatest
     /// last use below each node (0 past the last leaf).
     leaves: usize,
@@ -179,24 +184,30 @@ struct Repairer<'a> {
 }
 
 impl<'a> Repairer<'a> {
+    /// The index of the tensors `items` of `tensors` planned at `offsets`
+    /// (by position); `None` if `deadline` passed first. Errors:
+    /// [`PlanError::OutOfMemory`], or `n` of 2^32 tensors or more (the
+    /// ranks are `u32`).
     fn new(
         tensors: &'a [TensorLifetime],
         items: &'a [usize],
         sizes: &'a [usize],
+        offsets: &[usize],
         deadline: Option<Instant>,
-    ) -> Result<Self, PlanError> {
+    ) -> Result<Option<Self>, PlanError> {
         let n = items.len();
-        let mut keyed: Vec<(usize, usize)> = fallible::collect(
-            n,
-            items
-                .iter()
-                .enumerate()
-                .map(|(p, &i)| (tensors[i].first_use, p)),
-        )?;
-        keyed.sort_unstable();
-        let by_first = fallible::collect(n, keyed.iter().map(|&(_, p)| p))?;
-        let firsts = fallible::collect(n, keyed.iter().map(|&(first, _)| first))?;
-        drop(keyed);
+        if u32::try_from(n).is_err() {
+            return Err(PlanError::OutOfMemory { bytes: usize::MAX });
+        }
+        let Some(by_first) = positions_by(tensors, items, |t| t.first_use, deadline)? else {
+            return Ok(None);
+        };
+        let firsts = fallible::collect(n, by_first.iter().map(|&p| tensors[items[p]].first_use))?;
+        let ends = fallible::collect(n, by_first.iter().map(|&p| offsets[p] + sizes[p]))?;
+        let mut first_rank = fallible::filled(n, 0u32)?;
+        for (k, &p) in by_first.iter().enumerate() {
+            first_rank[p] = k as u32; // below n < 2^32
+        }
         let leaves = n.next_power_of_two();
         let mut most_last = fallible::filled(2 * leaves, 0usize)?;
         for (k, &p) in by_first.iter().enumerate() {
@@ -205,12 +216,14 @@ impl<'a> Repairer<'a> {
         for node in (1..leaves).rev() {
             most_last[node] = most_last[2 * node].max(most_last[2 * node + 1]);
         }
-        Ok(Repairer {
+        Ok(Some(Repairer {
             tensors,
             items,
             sizes,
             by_first,
             firsts,
+            first_rank,
+            ends,
             leaves,
             most_last,
             stamp: fallible::filled(n, 0)?,
@@ -232,7 +245,7 @@ impl<'a> Repairer<'a> {
             deadline,
             next_clock: 0,
             late: false,
-        })
+        }))
     }
 
     /// Whether the budget is spent or the deadline has passed.
@@ -421,6 +434,7 @@ impl<'a> Repairer<'a> {
             if fits {
                 for (i, &p) in self.members.iter().enumerate() {
                     offsets[p] = self.placed[i].unwrap_or(offsets[p]);
+                    self.ends[self.first_rank[p] as usize] = offsets[p] + self.sizes[p];
                 }
                 return Ok(true);
             }
@@ -533,7 +547,10 @@ mod tests {
                 .collect();
             let items: Vec<usize> = (0..tensors.len()).collect();
             let sizes = vec![8; tensors.len()];
-            let mut repairer = Repairer::new(&tensors, &items, &sizes, None).unwrap();
+            let offsets = vec![0; tensors.len()];
+            let mut repairer = Repairer::new(&tensors, &items, &sizes, &offsets, None)
+                .unwrap()
+                .unwrap();
             for _ in 0..20 {
                 let a = rng.below(horizon + 5);
                 let b = a + rng.below(10);
