@@ -55,8 +55,10 @@
 //! # Complexity
 //!
 //! `O(n log n + E)` to build the conflict lists (`E` conflicting pairs) and
-//! `O(n log n)` for each key component's ranks (once) and each ordering
-//! (an integer sort, [`orderings`]). A lowest-floor placement keeps the
+//! `O(n log n)` at worst for each key component's ranks (once) and `O(n)`
+//! for each ordering (counting sorts of the ranks, [`orderings`]); at
+//! scale the sorts of packed keys are radix sorts, with no search per
+//! tensor. A lowest-floor placement keeps the
 //! unplaced tensors' (floor, rank) keys in a lazy radix heap
 //! ([`lowest_floor`]; a raise is a maximum per conflict, a stale key goes
 //! back when its level is reached), `O(n + E + s)` for `s` stale keys

@@ -7,18 +7,21 @@
 //! conflicts, lifetime length, area (size × length), pressure (the live
 //! bytes at the tensor's busiest node) and conflict bytes (the total bytes
 //! of its conflicts). Each component is turned once, on first use, into
-//! dense ranks (0 for the largest value, equal values equal ranks), so an
-//! ordering's key is its components' ranks and the position packed into one
-//! integer (`u64` when they fit, else `u128`): a plain integer sort gives
-//! the order of the lexicographic comparison of the values, ties broken by
-//! position, with no key recomputed per comparison.
+//! dense ranks (0 for the largest value, equal values equal ranks), by one
+//! sort of the values packed with their positions (a radix sort where they
+//! fit 64 bits). Ranks are below `n`, so an ordering is then a stable
+//! counting sort by each of its components' ranks, the least significant
+//! first, from the positions in order: the order of the lexicographic
+//! comparison of the values, ties broken by position, with no key
+//! compared at all.
 //!
 //! # Complexity
 //!
-//! `O(n log n)` per component (once) and per ordering; `O(n)` memory: one
-//! `u32` rank per tensor and component, and the keys of one ordering at a
-//! time. The deadline is read between the steps and every
-//! [`DEADLINE_PERIOD`] tensors of the passes over them.
+//! `O(n log n)` per component at worst (once; `O(n)` by the radix sort
+//! when a value and a position fit 64 bits) and `O(n)` per ordering;
+//! `O(n)` memory: one `u32` rank per tensor and component, and the
+//! positions of one ordering at a time. The deadline is read between the
+//! steps and every [`DEADLINE_PERIOD`] tensors of the passes over them.
 
 use std::cmp::Reverse;
 use std::time::Instant;
@@ -97,8 +100,9 @@ impl<'a> Orderings<'a> {
     }
 
     /// Ordering `k` (below [`ORDERINGS`]) as a sequence of positions in
-    /// `items`: a stable sort in decreasing key, `O(n log n)`; `None` if the
-    /// deadline passed first.
+    /// `items`: a stable sort in decreasing key, `O(n)` once the ranks are
+    /// known (`O(n log n)` by comparison past `u32::MAX` tensors); `None`
+    /// if the deadline passed first.
     pub(super) fn order(&mut self, k: usize) -> Result<Option<Vec<usize>>, PlanError> {
         let n = self.items.len();
         if n > u32::MAX as usize {
