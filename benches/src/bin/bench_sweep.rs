@@ -2,8 +2,10 @@
 //! of [`Family`], `n` doubling from 16k to 1M (the greedy on to 4M), with
 //! this tree and with 0.1.0 side by side, each run a process of its own
 //! (`bench-scale run`, see `scale_driver.rs`) under a wall-clock cap and an
-//! address-space cap. It writes every measurement to a rows file as it goes
-//! and then the report (Markdown) from those rows.
+//! address-space cap. After each family, this tree's two largest sizes of
+//! each series are run again alternately ([`refit`]), where the exponents
+//! are fitted. It writes every measurement to a rows file as it goes and
+//! then the report (Markdown) from those rows.
 //!
 //! `bench-sweep run NEW_BIN OLD_BIN|- WORK_DIR ROWS OUT` runs the sweep
 //! (`scripts/bench_scale.sh sweep` builds both binaries and calls it);
