@@ -60,7 +60,7 @@ fn fault_in_code() {
     }
 }
 
-/// Makes the code resident ([`fault_in_code`]), returns the allocator's free
+/// Makes the code resident (`fault_in_code`), returns the allocator's free
 /// memory to the kernel (glibc), then resets `VmHWM` to the current resident
 /// set; false where Linux's `clear_refs` is not available. Without the trim,
 /// scratch served from memory freed while building the input would be

@@ -6,8 +6,9 @@
 //! capped call can go below: the peak of live bytes, which the report
 //! promises as its lower bound. `scripts/bench_scale.sh caps` runs it.
 //!
-//! Settings: `AETHER_CAPS_N` [1048576], `AETHER_CAPS_MS` [1000,100,10],
-//! `AETHER_CAPS_RUNS` [3], `AETHER_CAPS_SEED` [21].
+//! Settings (defaults in parentheses): `AETHER_CAPS_N` (1048576),
+//! `AETHER_CAPS_MS` (1000,100,10), `AETHER_CAPS_RUNS` (3), `AETHER_CAPS_SEED`
+//! (21).
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};

@@ -10,11 +10,11 @@
 //! `bench-sweep run NEW_BIN OLD_BIN|- WORK_DIR ROWS OUT` runs the sweep
 //! (`scripts/bench_scale.sh sweep` builds both binaries and calls it);
 //! `bench-sweep report ROWS OUT` writes the report again from a rows file.
-//! Settings come from the environment (defaults in brackets):
-//! `AETHER_SWEEP_MIN_N` [16384], `AETHER_SWEEP_MAX_N` [1048576],
-//! `AETHER_SWEEP_GREEDY_MAX_N` [4 × max], `AETHER_SWEEP_CAP_S` [30],
-//! `AETHER_SWEEP_SEARCH_MS` [2000], `AETHER_SWEEP_MEM_MIB` [6144],
-//! `AETHER_SWEEP_SEED` [21], `AETHER_SWEEP_FAMILIES` [all, comma-separated].
+//! Settings come from the environment (defaults in parentheses):
+//! `AETHER_SWEEP_MIN_N` (16384), `AETHER_SWEEP_MAX_N` (1048576),
+//! `AETHER_SWEEP_GREEDY_MAX_N` (4 × max), `AETHER_SWEEP_CAP_S` (30),
+//! `AETHER_SWEEP_SEARCH_MS` (2000), `AETHER_SWEEP_MEM_MIB` (6144),
+//! `AETHER_SWEEP_SEED` (21), `AETHER_SWEEP_FAMILIES` (all, comma-separated).
 //!
 //! A series (one family, strategy and build) stops at the first size that
 //! exceeds a cap: the larger sizes are not run, since a planner that takes
