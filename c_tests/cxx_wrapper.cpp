@@ -227,6 +227,122 @@ void observed_plans_report_progress_and_pass_exceptions_on() {
         refused.error().index == 1);
 }
 
+// plan_problem against the C call it wraps and against its constraints:
+// the fixed tensor stays, every offset is a multiple of its tensor's
+// alignment, and no two tensors live together share a byte.
+void problems_match_the_c_call_and_keep_their_constraints() {
+  for (uint64_t seed = 0; seed < 100; seed++) {
+    rng_state = 31 * seed + 5;
+    const auto tensors = random_tensors(1 + rng_below(40));
+    const std::size_t n = tensors.size();
+    std::vector<std::size_t> alignments(n), fixed(n, AETHER_OFFSET_FREE);
+    for (auto& a : alignments) a = std::size_t{1} << rng_below(7);
+    const std::size_t f = rng_below(n);
+    fixed[f] = alignments[f] * rng_below(4);
+    auto problem = aether::default_problem();
+    problem.alignments = alignments.data();
+    problem.alignment_count = n;
+    problem.fixed_offsets = fixed.data();
+    problem.fixed_offset_count = n;
+    auto options = aether::default_plan_options();
+    options.strategy = seed % 2 ? AETHER_STRATEGY_HEURISTIC : AETHER_STRATEGY_GREEDY;
+    const auto plan = aether::plan_problem(tensors, problem, options);
+    CHECK(plan.ok() && plan.error().status == AETHER_STATUS_OK);
+    if (!plan) continue;
+    CHECK(plan->offsets[f] == fixed[f]);
+    for (std::size_t i = 0; i < n; i++) CHECK(plan->offsets[i] % alignments[i] == 0);
+    CHECK(sound(tensors, plan->offsets, plan->report.arena_size, 1));
+    std::vector<std::size_t> c_offsets(n);
+    aether_plan_report c_report{};
+    c_report.struct_size = sizeof c_report;
+    CHECK(aether_plan_problem(tensors.data(), n, &problem, &options, c_offsets.data(),
+                              &c_report) == AETHER_STATUS_OK);
+    CHECK(c_offsets == plan->offsets && c_report.arena_size == plan->report.arena_size);
+    CHECK(c_report.lower_bound == plan->report.lower_bound);
+  }
+}
+
+// A failed plan_problem leaves the buffer as it was and names what is at
+// fault: the two fixed tensors that would share bytes, or, for a capacity
+// below the peak, a proven refusal with a lower bound past the capacity.
+void problem_failures_name_what_is_at_fault() {
+  const std::vector<aether_tensor_lifetime> tensors = {{64, 0, 2}, {8, 5, 6}, {64, 1, 3}};
+  const std::vector<std::size_t> fixed = {0, AETHER_OFFSET_FREE, 32};
+  auto problem = aether::default_problem();
+  problem.fixed_offsets = fixed.data();
+  problem.fixed_offset_count = fixed.size();
+  const auto options = aether::default_plan_options();
+  std::size_t out[3] = {11, 22, 33};
+  const auto clash = aether::plan_problem(tensors.data(), tensors.size(), problem, options, out);
+  CHECK(!clash && clash.status() == AETHER_STATUS_CONFLICTING_FIXED_OFFSETS);
+  CHECK((clash.error().tensor == 0 && clash.error().other_tensor == 2) ||
+        (clash.error().tensor == 2 && clash.error().other_tensor == 0));
+  CHECK(clash.error().struct_size == sizeof(aether_problem_detail));
+  CHECK(out[0] == 11 && out[1] == 22 && out[2] == 33);
+  CHECK(std::strcmp(clash.message(),
+                    aether_status_str(AETHER_STATUS_CONFLICTING_FIXED_OFFSETS)) == 0);
+
+  auto small = aether::default_problem();
+  const std::size_t peak = brute_peak(tensors);
+  small.capacity = peak - 1;
+  const auto refused = aether::plan_problem(tensors, small, options);
+  CHECK(!refused && refused.status() == AETHER_STATUS_DOES_NOT_FIT);
+  CHECK(refused.error().proven == 1 && refused.error().lower_bound >= peak);
+  CHECK(refused.error().lower_bound > small.capacity);
+  CHECK(refused.error().tensor == AETHER_NO_INDEX || refused.error().tensor < tensors.size());
+
+  // The same capacity met: the plan fits within it.
+  small.capacity = 1 << 20;
+  const auto fits = aether::plan_problem(tensors, small, options);
+  CHECK(fits && fits->report.arena_size <= small.capacity);
+}
+
+// plan_problem_observed gives plan_problem's plan, reports a search's
+// progress, and passes the callable's exception on.
+void observed_problems_report_progress_and_pass_exceptions_on() {
+  std::size_t searched = 0;
+  for (uint64_t seed = 0; seed < 20; seed++) {
+    rng_state = 104729 * seed + 3;
+    std::vector<aether_tensor_lifetime> tensors(90);
+    for (auto& t : tensors) {
+      const std::size_t x = rng_below(40), y = rng_below(40);
+      t = aether_tensor_lifetime{1 + rng_below(1000), x < y ? x : y, x < y ? y : x};
+    }
+    std::vector<std::size_t> alignments(tensors.size(), 1);
+    alignments[0] = 256;
+    auto problem = aether::default_problem();
+    problem.alignments = alignments.data();
+    problem.alignment_count = alignments.size();
+    auto options = aether::default_plan_options();
+    options.strategy = AETHER_STRATEGY_SEARCH;
+    options.budget_nodes = 2000;
+    std::vector<aether_search_progress> seen;
+    const auto plan = aether::plan_problem_observed(
+        tensors, problem, options, [&](const aether_search_progress& p) { seen.push_back(p); });
+    const auto plain = aether::plan_problem(tensors, problem, options);
+    CHECK(plan.ok() && plain.ok());
+    if (!plan || !plain) continue;
+    CHECK(plan->offsets == plain->offsets);
+    CHECK(plan->report.arena_size == plain->report.arena_size);
+    if (seen.empty()) continue;
+    searched++;
+    CHECK(seen.back().best_arena == plan->report.arena_size);
+    if (searched == 1) {
+      bool caught = false;
+      try {
+        (void)aether::plan_problem_observed(tensors, problem, options,
+                                            [](const aether_search_progress&) {
+                                              throw std::runtime_error("stop");
+                                            });
+      } catch (const std::runtime_error&) {
+        caught = true;
+      }
+      CHECK(caught);
+    }
+  }
+  CHECK(searched > 0);
+}
+
 void reduction_matches_its_definition() {
   // TensorFlow's TransitiveReductionIsExact: 0 -> 3 is implied by 0 -> 1 -> 2 -> 3.
   const std::vector<aether_edge> bypass = {{0, 3}, {2, 3}, {0, 1}, {1, 2}, {0, 2}};
@@ -323,6 +439,9 @@ int main() {
   offsets_failure_names_the_tensor_and_writes_nothing();
   offsets_with_options_align_and_report();
   observed_plans_report_progress_and_pass_exceptions_on();
+  problems_match_the_c_call_and_keep_their_constraints();
+  problem_failures_name_what_is_at_fault();
+  observed_problems_report_progress_and_pass_exceptions_on();
   reduction_matches_its_definition();
   reduction_failures_name_the_edge_and_node();
   islands_label_components();

@@ -12,6 +12,10 @@
  *   }
  *   use(plan->offsets, plan->arena_size);
  *
+ * plan_problem takes the constraints of aether_plan_problem (start from
+ * aether::default_problem()); its result's error() is the
+ * aether_problem_detail of aether_plan_problem_explain.
+ *
  * Nothing here throws but std::vector's own std::bad_alloc (and what a
  * progress callable of plan_offsets_observed throws, passed on when the
  * call returns); the overloads that write into the caller's buffers
@@ -35,18 +39,38 @@ namespace aether {
  * at fault (AETHER_NO_INDEX where none applies). */
 using error_detail = aether_error_detail;
 
-/* A call's outcome: on success a T, else the status and its detail. */
-template <class T>
+/* What a failed plan_problem reports: its status, the tensors and the gap or
+ * reuse pair at fault, and for a capacity not met the lower bound and
+ * whether the refusal is proven (see aether_problem_detail). */
+using problem_detail = aether_problem_detail;
+
+namespace detail {
+/* The detail of a call that succeeded, for each kind of detail. */
+inline error_detail ok_detail(const error_detail*) noexcept {
+  return error_detail{AETHER_STATUS_OK, AETHER_NO_INDEX, AETHER_NO_INDEX};
+}
+inline problem_detail ok_detail(const problem_detail*) noexcept {
+  problem_detail detail{};
+  detail.struct_size = sizeof detail;
+  detail.status = AETHER_STATUS_OK;
+  detail.tensor = detail.other_tensor = detail.item = AETHER_NO_INDEX;
+  return detail;
+}
+}  // namespace detail
+
+/* A call's outcome: on success a T, else the status and its detail E. */
+template <class T, class E = error_detail>
 class result {
  public:
-  result(T value) : value_(std::move(value)), detail_{AETHER_STATUS_OK, AETHER_NO_INDEX, AETHER_NO_INDEX} {}
-  explicit result(const error_detail& detail) : value_(), detail_(detail) {}
+  result(T value)
+      : value_(std::move(value)), detail_(detail::ok_detail(static_cast<const E*>(nullptr))) {}
+  explicit result(const E& detail) : value_(), detail_(detail) {}
 
   bool ok() const noexcept { return detail_.status == AETHER_STATUS_OK; }
   explicit operator bool() const noexcept { return ok(); }
   aether_status status() const noexcept { return detail_.status; }
-  /* The status with the index and node at fault. */
-  const error_detail& error() const noexcept { return detail_; }
+  /* The status with what is at fault. */
+  const E& error() const noexcept { return detail_; }
   /* A static description of the status. */
   const char* message() const noexcept { return aether_status_str(detail_.status); }
 
@@ -61,7 +85,7 @@ class result {
 
  private:
   T value_;
-  error_detail detail_;
+  E detail_;
 };
 
 struct offset_plan {
@@ -91,6 +115,14 @@ inline aether_plan_options default_plan_options() noexcept {
   return options;
 }
 
+/* A problem with no constraint and this header's struct_size: set the
+ * constraints you need (each array empty or one element per tensor). */
+inline aether_problem default_problem() noexcept {
+  aether_problem problem{};
+  aether_problem_init(&problem, sizeof problem);
+  return problem;
+}
+
 namespace detail {
 
 /* The detail of a call that failed with `status`, from its `_explain` twin
@@ -110,9 +142,9 @@ inline error_detail status_only(aether_status status) noexcept {
   return error_detail{status, AETHER_NO_INDEX, AETHER_NO_INDEX};
 }
 
-template <class T>
-result<T> failure(const error_detail& detail) {
-  return result<T>(detail);
+template <class T, class E>
+result<T, E> failure(const E& detail) {
+  return result<T, E>(detail);
 }
 
 }  // namespace detail
@@ -239,6 +271,96 @@ result<offset_plan_with_report> plan_offsets_observed(
   plan.report = *report;
   return plan;
 }
+
+/* ---- offsets with constraints ------------------------------------------ */
+
+namespace detail {
+/* The detail of a plan_problem that failed with `status`, from
+ * aether_plan_problem_explain over the same inputs; should it see another
+ * status (memory ran out in one of them), the call's own status stands,
+ * with nothing named. */
+inline problem_detail explain_problem(aether_status status, const aether_tensor_lifetime* tensors,
+                                      std::size_t tensor_count, const aether_problem& problem,
+                                      const aether_plan_options& options) noexcept {
+  problem_detail detail = ok_detail(static_cast<const problem_detail*>(nullptr));
+  const aether_status explained =
+      aether_plan_problem_explain(tensors, tensor_count, &problem, &options, &detail);
+  if (explained != AETHER_STATUS_OK || detail.status != status) {
+    detail = ok_detail(static_cast<const problem_detail*>(nullptr));
+    detail.status = status;
+  }
+  return detail;
+}
+}  // namespace detail
+
+/* aether_plan_problem: offsets honouring `problem`'s constraints (alignments,
+ * gaps, fixed offsets, hints, reuse, capacity). Writes tensor_count offsets
+ * into offsets_out; the value is the report. On failure the buffer is left
+ * as it was and the detail names what is at fault. */
+inline result<aether_plan_report, problem_detail> plan_problem(
+    const aether_tensor_lifetime* tensors, std::size_t tensor_count,
+    const aether_problem& problem, const aether_plan_options& options,
+    std::size_t* offsets_out) {
+  aether_plan_report report{};
+  report.struct_size = sizeof report;
+  const aether_status status =
+      aether_plan_problem(tensors, tensor_count, &problem, &options, offsets_out, &report);
+  if (status != AETHER_STATUS_OK) {
+    return detail::failure<aether_plan_report>(
+        detail::explain_problem(status, tensors, tensor_count, problem, options));
+  }
+  return report;
+}
+
+inline result<offset_plan_with_report, problem_detail> plan_problem(
+    const std::vector<aether_tensor_lifetime>& tensors, const aether_problem& problem,
+    const aether_plan_options& options) {
+  offset_plan_with_report plan;
+  plan.offsets.resize(tensors.size());
+  const auto report =
+      plan_problem(tensors.data(), tensors.size(), problem, options, plan.offsets.data());
+  if (!report) return detail::failure<offset_plan_with_report>(report.error());
+  plan.report = *report;
+  return plan;
+}
+
+/* plan_problem, calling on_progress(const aether_search_progress&) as a
+ * search improves (see aether_plan_problem_observed), as
+ * plan_offsets_observed does. */
+template <class F>
+result<aether_plan_report, problem_detail> plan_problem_observed(
+    const aether_tensor_lifetime* tensors, std::size_t tensor_count,
+    const aether_problem& problem, const aether_plan_options& options, F&& on_progress,
+    std::size_t* offsets_out) {
+  using callable = std::remove_reference_t<F>;
+  detail::progress_context<callable> context{&on_progress, nullptr};
+  aether_plan_report report{};
+  report.struct_size = sizeof report;
+  const aether_status status = aether_plan_problem_observed(
+      tensors, tensor_count, &problem, &options, &detail::progress_trampoline<callable>,
+      &context, offsets_out, &report);
+  if (context.thrown) std::rethrow_exception(context.thrown);
+  if (status != AETHER_STATUS_OK) {
+    return detail::failure<aether_plan_report>(
+        detail::explain_problem(status, tensors, tensor_count, problem, options));
+  }
+  return report;
+}
+
+template <class F>
+result<offset_plan_with_report, problem_detail> plan_problem_observed(
+    const std::vector<aether_tensor_lifetime>& tensors, const aether_problem& problem,
+    const aether_plan_options& options, F&& on_progress) {
+  offset_plan_with_report plan;
+  plan.offsets.resize(tensors.size());
+  const auto report = plan_problem_observed(tensors.data(), tensors.size(), problem, options,
+                                            std::forward<F>(on_progress), plan.offsets.data());
+  if (!report) return detail::failure<offset_plan_with_report>(report.error());
+  plan.report = *report;
+  return plan;
+}
+
+/* ---- peak ------------------------------------------------------------- */
 
 inline result<std::size_t> peak_live_bytes(const aether_tensor_lifetime* tensors,
                                            std::size_t tensor_count) {
