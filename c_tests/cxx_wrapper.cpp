@@ -25,6 +25,17 @@ std::vector<aether_tensor_lifetime> random_tensors(std::size_t n) {
   return tensors;
 }
 
+// 90 tensors over 40 nodes, of sizes 1 to 1000: a starting plan above the
+// peak now and then, so that a search runs and reports.
+std::vector<aether_tensor_lifetime> searchable_tensors() {
+  std::vector<aether_tensor_lifetime> tensors(90);
+  for (auto& t : tensors) {
+    const std::size_t x = rng_below(40), y = rng_below(40);
+    t = aether_tensor_lifetime{1 + rng_below(1000), x < y ? x : y, x < y ? y : x};
+  }
+  return tensors;
+}
+
 std::size_t round_up(std::size_t size, std::size_t alignment) {
   return (size + alignment - 1) / alignment * alignment;
 }
@@ -184,11 +195,7 @@ void observed_plans_report_progress_and_pass_exceptions_on() {
   std::size_t searched = 0;
   for (uint64_t seed = 0; seed < 20; seed++) {
     rng_state = 7919 * seed + 11;
-    std::vector<aether_tensor_lifetime> tensors(90);
-    for (auto& t : tensors) {
-      const std::size_t x = rng_below(40), y = rng_below(40);
-      t = aether_tensor_lifetime{1 + rng_below(1000), x < y ? x : y, x < y ? y : x};
-    }
+    const auto tensors = searchable_tensors();
     auto options = aether::default_plan_options();
     options.strategy = AETHER_STRATEGY_SEARCH;
     options.budget_nodes = 2000;
@@ -303,11 +310,7 @@ void observed_problems_report_progress_and_pass_exceptions_on() {
   std::size_t searched = 0;
   for (uint64_t seed = 0; seed < 20; seed++) {
     rng_state = 104729 * seed + 3;
-    std::vector<aether_tensor_lifetime> tensors(90);
-    for (auto& t : tensors) {
-      const std::size_t x = rng_below(40), y = rng_below(40);
-      t = aether_tensor_lifetime{1 + rng_below(1000), x < y ? x : y, x < y ? y : x};
-    }
+    const auto tensors = searchable_tensors();
     std::vector<std::size_t> alignments(tensors.size(), 1);
     alignments[0] = 256;
     auto problem = aether::default_problem();
