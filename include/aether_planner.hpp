@@ -17,8 +17,8 @@
  * aether_problem_detail of aether_plan_problem_explain.
  *
  * Nothing here throws but std::vector's own std::bad_alloc (and what a
- * progress callable of plan_offsets_observed throws, passed on when the
- * call returns); the overloads that write into the caller's buffers
+ * progress callable of plan_offsets_observed or plan_problem_observed
+ * throws, passed on when the call returns); the overloads that write into the caller's buffers
  * allocate nothing. On failure those buffers are left as they were, as in C.
  */
 #ifndef AETHER_PLANNER_HPP
