@@ -423,19 +423,9 @@ impl Sections {
         items: &[usize],
         deadline: Option<Instant>,
     ) -> Result<Option<Self>, PlanError> {
-        if let Some(packed) = Self::packed(tensors, items, deadline)? {
-            return Ok(packed);
-        }
-        // `last_use + 1` passes `u64` only for a last use of `u64::MAX`;
-        // otherwise the endpoints are sorted and searched in half the
-        // memory.
-        if items
-            .iter()
-            .all(|&i| (tensors[i].last_use as u128) < u64::MAX as u128)
-        {
-            Self::with_points(tensors, items, deadline, |x| x as u64, |x| x as u64 + 1)
-        } else {
-            Self::with_points(tensors, items, deadline, |x| x as u128, |x| x as u128 + 1)
+        match Self::packed(tensors, items, deadline)? {
+            Some(packed) => Ok(packed),
+            None => Self::searched(tensors, items, deadline),
         }
     }
 
@@ -500,16 +490,17 @@ impl Sections {
         })))
     }
 
-    /// [`Sections::new_until`] with endpoints `first(first_use)` and
-    /// `after(last_use)` (the node after it) in `T`, which holds both.
-    fn with_points<T: Ord + Copy>(
+    /// [`Sections::new_until`] for endpoints of any span: the distinct
+    /// endpoints sorted, then a search per endpoint. Endpoints in `u128`:
+    /// `last_use + 1` may pass `usize::MAX`.
+    fn searched(
         tensors: &[TensorLifetime],
         items: &[usize],
         deadline: Option<Instant>,
-        first: impl Fn(usize) -> T,
-        after: impl Fn(usize) -> T,
     ) -> Result<Option<Self>, PlanError> {
-        let mut points: Vec<T> = fallible::collect(
+        let first = |x: usize| x as u128;
+        let after = |x: usize| x as u128 + 1;
+        let mut points: Vec<u128> = fallible::collect(
             2 * items.len(),
             items
                 .iter()
@@ -520,7 +511,7 @@ impl Sections {
         if late(deadline) {
             return Ok(None);
         }
-        let section = |x: T| points.partition_point(|&p| p < x);
+        let section = |x: u128| points.partition_point(|&p| p < x);
         let mut ranges = fallible::with_capacity(items.len())?;
         for (k, &i) in items.iter().enumerate() {
             if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
@@ -617,10 +608,7 @@ mod tests {
                 })
                 .collect();
             let items: Vec<usize> = (0..count).filter(|&i| tensors[i].size > 0).collect();
-            let searched =
-                Sections::with_points(&tensors, &items, None, |x| x as u128, |x| x as u128 + 1)
-                    .unwrap()
-                    .unwrap();
+            let searched = Sections::searched(&tensors, &items, None).unwrap().unwrap();
             let sections = Sections::new(&tensors, &items).unwrap();
             assert_eq!(sections.ranges, searched.ranges, "case {case}");
             assert_eq!(sections.count, searched.count, "case {case}");

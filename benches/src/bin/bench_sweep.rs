@@ -437,19 +437,13 @@ fn sweep(args: &[String]) {
                         load,
                         outcome,
                     };
-                    writeln!(rows_file, "{}", row.line()).unwrap();
-                    rows_file.flush().unwrap();
-                    eprintln!(
-                        "[{:>5.0} s] {}",
-                        started.elapsed().as_secs_f64(),
-                        row.line()
-                    );
+                    write_row(&mut rows_file, &row, started, "");
                 }
             }
             let _ = std::fs::remove_file(&file);
         }
         // The fitted sizes again, alternately; their rows come after the
-        // sweep's, and the report reads the last row of each run.
+        // sweep's, and the report puts each in its run's first row's place.
         for strategy in STRATEGIES {
             let planned = sizes(&s, family, strategy);
             let Some(&[n1, n2]) = planned.get(planned.len().saturating_sub(2)..) else {
@@ -476,13 +470,7 @@ fn sweep(args: &[String]) {
                     load,
                     outcome,
                 };
-                writeln!(rows_file, "{}", row.line()).unwrap();
-                rows_file.flush().unwrap();
-                eprintln!(
-                    "[{:>5.0} s] fit {}",
-                    started.elapsed().as_secs_f64(),
-                    row.line()
-                );
+                write_row(&mut rows_file, &row, started, "fit ");
             }
         }
     }
@@ -494,6 +482,19 @@ fn sweep(args: &[String]) {
     .unwrap();
     drop(rows_file);
     report(&rows_path, &out);
+}
+
+/// Writes `row` to the rows file at once (a sweep cut short keeps what it
+/// measured) and shows it on standard error after the time since `started`
+/// and `tag`.
+fn write_row(rows_file: &mut std::fs::File, row: &Row, started: Instant, tag: &str) {
+    writeln!(rows_file, "{}", row.line()).unwrap();
+    rows_file.flush().unwrap();
+    eprintln!(
+        "[{:>5.0} s] {tag}{}",
+        started.elapsed().as_secs_f64(),
+        row.line()
+    );
 }
 
 /// The fitted exponent of `t` in `x` between two points.

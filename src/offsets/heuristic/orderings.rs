@@ -235,10 +235,9 @@ impl<'a> Orderings<'a> {
 /// `u32::MAX + 1`): 0 for the largest value, equal values equal ranks.
 /// `None` if `deadline` passed first.
 ///
-/// Each value and its position are packed into one integer (`u64` when
-/// they fit, else `u128`) and the integers sorted: half the memory of
-/// (value, position) pairs, and a plain integer sort. Values too wide for
-/// that sort as pairs.
+/// Where a value and its position fit 64 bits together, they are packed
+/// into one integer and the integers radix-sorted; wider values sort as
+/// (value, position) pairs.
 fn dense_ranks(
     n: usize,
     value: impl Fn(usize) -> u128,
@@ -266,7 +265,6 @@ fn dense_ranks(
             ranks[p] = rank;
         }
     };
-    let mask = (1u128 << position_bits) - 1;
     if value_bits + position_bits <= u64::BITS {
         let mut keys: Vec<u64> = fallible::collect(
             n,
@@ -281,26 +279,9 @@ fn dense_ranks(
         if late(deadline) {
             return Ok(None);
         }
-        let unpack = |&key: &u64| {
-            (
-                (key as u128) >> position_bits,
-                (key as u128 & mask) as usize,
-            )
-        };
+        let mask = (1u64 << position_bits) - 1;
+        let unpack = |&key: &u64| ((key >> position_bits) as u128, (key & mask) as usize);
         assign(&mut keys.iter().rev().map(unpack));
-    } else if value_bits + position_bits <= u128::BITS {
-        let mut keys: Vec<u128> =
-            fallible::collect(n, (0..n).map(|p| value(p) << position_bits | p as u128))?;
-        keys.sort_unstable();
-        if late(deadline) {
-            return Ok(None);
-        }
-        assign(
-            &mut keys
-                .iter()
-                .rev()
-                .map(|&key| (key >> position_bits, (key & mask) as usize)),
-        );
     } else {
         let mut pairs: Vec<(u128, u32)> =
             fallible::collect(n, (0..n).map(|p| (value(p), p as u32)))?;
@@ -346,35 +327,27 @@ trait LiveBytes: Copy + Ord + Default {
     fn widen(self) -> u128;
 }
 
-impl LiveBytes for u64 {
-    fn of_size(size: usize) -> Self {
-        size as u64
-    }
-    fn plus(self, other: Self) -> Self {
-        self.wrapping_add(other)
-    }
-    fn minus(self, other: Self) -> Self {
-        self.wrapping_sub(other)
-    }
-    fn widen(self) -> u128 {
-        self as u128
-    }
+/// [`LiveBytes`] for the unsigned integer types.
+macro_rules! live_bytes {
+    ($($t:ty),*) => {$(
+        impl LiveBytes for $t {
+            fn of_size(size: usize) -> Self {
+                size as $t
+            }
+            fn plus(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+            fn minus(self, other: Self) -> Self {
+                self.wrapping_sub(other)
+            }
+            fn widen(self) -> u128 {
+                self as u128
+            }
+        }
+    )*};
 }
 
-impl LiveBytes for u128 {
-    fn of_size(size: usize) -> Self {
-        size as u128
-    }
-    fn plus(self, other: Self) -> Self {
-        self.wrapping_add(other)
-    }
-    fn minus(self, other: Self) -> Self {
-        self.wrapping_sub(other)
-    }
-    fn widen(self) -> u128 {
-        self
-    }
-}
+live_bytes!(u64, u128);
 
 /// [`node_pressure`] over `sections`, summing in `T`.
 fn pressure_by<T: LiveBytes>(
