@@ -292,6 +292,46 @@ static void test_workspace_variants_match_and_do_not_allocate(void) {
   CHECK(allocated == 0);
 }
 
+/* Past 128 tensors the workspace planner finds conflicts through its
+ * max-tree (sparse tables at any size, dense ones past 8192): the same plan,
+ * still without an allocation. Shapes: a chain, short random lifetimes, and
+ * one tensor live throughout beside short ones (a table a sampled density
+ * estimate takes for dense). */
+static void test_the_workspace_planner_at_scale_matches_and_does_not_allocate(void) {
+  enum { MAX_T = 9000 };
+  static aether_tensor_lifetime t[MAX_T];
+  static size_t workspace[4 * MAX_T], heap_offsets[MAX_T], ws_offsets[MAX_T];
+  const size_t sizes[] = {129, 1000, MAX_T};
+  unsigned differ = 0, allocated = 0, shape, k;
+  for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    for (shape = 0; shape < 3; shape++) {
+      size_t n = sizes[k], i, heap_arena, ws_arena, before;
+      rng_state = 1000u * k + shape + 1;
+      for (i = 0; i < n; i++) {
+        size_t first = shape == 0 ? i : rng_below(n), length = shape == 0 ? 1 : rng_below(40);
+        t[i].size = rng_below(9) == 0 ? 0 : 16 * (1 + rng_below(200));
+        t[i].first_use = first;
+        t[i].last_use = first + length;
+      }
+      if (shape == 2) {
+        t[0].first_use = 0;
+        t[0].last_use = n + 40;
+      }
+      CHECK(aether_plan_offsets(t, n, heap_offsets, &heap_arena) == AETHER_STATUS_OK);
+      CHECK(aether_plan_offsets_workspace_size(n) <= sizeof workspace);
+      before = allocations;
+      CHECK(aether_plan_offsets_in_workspace(t, n, workspace,
+                                             aether_plan_offsets_workspace_size(n), ws_offsets,
+                                             &ws_arena) == AETHER_STATUS_OK);
+      if (allocations != before) allocated++;
+      if (ws_arena != heap_arena || memcmp(ws_offsets, heap_offsets, n * sizeof(size_t)) != 0)
+        differ++;
+    }
+  }
+  CHECK(differ == 0);
+  CHECK(allocated == 0);
+}
+
 static void test_a_small_workspace_is_refused_and_nothing_written(void) {
   const aether_tensor_lifetime t[3] = {{8, 0, 1}, {8, 1, 2}, {8, 2, 3}};
   const aether_edge e[2] = {{0, 1}, {1, 2}};
@@ -318,6 +358,7 @@ static void test_a_small_workspace_is_refused_and_nothing_written(void) {
 
 int main(void) {
   test_workspace_variants_match_and_do_not_allocate();
+  test_the_workspace_planner_at_scale_matches_and_does_not_allocate();
   test_a_small_workspace_is_refused_and_nothing_written();
   test_mujoco_islands();
   test_random_mujoco_islands_match_both_references();

@@ -16,7 +16,10 @@ use std::time::Duration;
 
 use aether_bench::measure::{measure, median, Runs, Sample};
 use aether_bench::{floors, literal, peers, workloads};
-use aether_planner::ffi::{aether_edge, aether_transitive_reduction};
+use aether_planner::ffi::{
+    aether_edge, aether_plan_offsets_in_workspace, aether_plan_offsets_workspace_size,
+    aether_tensor_lifetime, aether_transitive_reduction, AETHER_STATUS_OK,
+};
 use aether_planner::{
     islands, plan_offsets, transitive_reduction, try_plan_offsets_with,
     try_transitive_reduction_with_budget, PlanOptions, TensorLifetime,
@@ -39,7 +42,7 @@ struct Workload {
     implementations: &'static [&'static str],
 }
 
-const OFFSETS: &[&str] = &["library", "literal"];
+const OFFSETS: &[&str] = &["library", "library-workspace", "literal"];
 const REDUCTION: &[&str] = &[
     "library",
     "library-whole",
@@ -129,8 +132,14 @@ fn workloads() -> Vec<Workload> {
     add("random-tensors-100k", Job::Offsets, false, OFFSETS);
     // The greedy at scale, through the aligned entry point the C call
     // wraps; the literal algorithm would take hours.
+    // The heap-free form beside it, in the caller's workspace.
     for name in ["chain-1M", "chain-2M", "chain-4M"] {
-        add(name, Job::Offsets, false, &["library-aligned"]);
+        add(
+            name,
+            Job::Offsets,
+            false,
+            &["library-aligned", "library-workspace"],
+        );
     }
 
     add("dag-1k-deg2", Job::Reduction, true, REDUCTION);
@@ -264,6 +273,39 @@ fn run_case(name: &str, implementation: &str, quick: bool) {
                 options
             };
             measure(runs, || try_plan_offsets_with(&tensors, &options).unwrap())
+        }
+        (Input::Tensors(tensors), "library-workspace") => {
+            // The C entry point over a workspace and outputs made untimed,
+            // as an engine that allocates nothing at run time holds them.
+            let table: Vec<aether_tensor_lifetime> = tensors
+                .iter()
+                .map(|t| aether_tensor_lifetime {
+                    size: t.size,
+                    first_use: t.first_use,
+                    last_use: t.last_use,
+                })
+                .collect();
+            let n = table.len();
+            let bytes = aether_plan_offsets_workspace_size(n);
+            let mut workspace = vec![0u64; bytes.div_ceil(8)];
+            let mut offsets = vec![0usize; n];
+            measure(runs, || {
+                let mut arena = 0usize;
+                // SAFETY: every pointer covers the count the call reads or
+                // writes, and no two of them overlap.
+                let status = unsafe {
+                    aether_plan_offsets_in_workspace(
+                        table.as_ptr(),
+                        n,
+                        workspace.as_mut_ptr().cast(),
+                        bytes,
+                        offsets.as_mut_ptr(),
+                        &mut arena,
+                    )
+                };
+                assert_eq!(status, AETHER_STATUS_OK);
+                arena
+            })
         }
         (Input::Tensors(tensors), "literal") => {
             measure(runs, || literal::plan_offsets(&tensors).unwrap())
@@ -479,16 +521,29 @@ fn speedup_verdict(
     results: &Results,
     what: &str,
     name: &str,
+    peer: (&str, &str),
+    met: impl Fn(f64) -> bool,
+    target: &str,
+) -> String {
+    speedup_verdict_of(results, what, name, "library", peer, met, target)
+}
+
+/// [`speedup_verdict`] of the library's implementation `ours`.
+fn speedup_verdict_of(
+    results: &Results,
+    what: &str,
+    name: &str,
+    ours: &str,
     (peer, peer_label): (&str, &str),
     met: impl Fn(f64) -> bool,
     target: &str,
 ) -> String {
-    let (slower, library) = (find(results, name, peer), find(results, name, "library"));
+    let (slower, library) = (find(results, name, peer), find(results, name, ours));
     let speedup = ratio(slower, library);
     verdict(
         speedup.map(met),
         format!(
-            "{what}, {name}: {peer_label} ÷ library = {} ({target})",
+            "{what}, {name}: {peer_label} ÷ {ours} = {} ({target})",
             with_cpu(speedup, cpu_ratio(slower, library))
         ),
     )
@@ -715,6 +770,38 @@ fn targets(results: &Results) -> String {
             results,
             "offsets",
             name,
+            ("literal", "literal"),
+            |s| s >= 1.0,
+            "target ≥ 1.0x, never slower",
+        );
+    }
+    // The heap-free form is the same greedy: never slower than the literal
+    // planner either, on every table both run.
+    for name in [
+        "minimalloc-A",
+        "minimalloc-B",
+        "minimalloc-C",
+        "minimalloc-D",
+        "minimalloc-E",
+        "minimalloc-F",
+        "minimalloc-G",
+        "minimalloc-H",
+        "minimalloc-I",
+        "minimalloc-J",
+        "minimalloc-K",
+        "mobilenet-v1",
+        "mobilenet-v2",
+        "mobilenet-v3-large",
+        "mobilenet-v3-small",
+        "random-tensors-1k",
+        "random-tensors-10k",
+        "random-tensors-100k",
+    ] {
+        out += &speedup_verdict_of(
+            results,
+            "offsets (workspace form)",
+            name,
+            "library-workspace",
             ("literal", "literal"),
             |s| s >= 1.0,
             "target ≥ 1.0x, never slower",

@@ -80,7 +80,7 @@ pub(crate) use keys::endpoint_ranks;
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
-use crate::input::check_lifetimes;
+use crate::input::{check_lifetimes, InputList};
 use crate::sys::fallible;
 
 /// Plans offsets greedily (best fit, decreasing size), or says why it cannot.
@@ -291,7 +291,7 @@ const SPARSER_DENSE_UP_TO: usize = 1024;
 
 /// The density from which the direct scan costs less than the index for
 /// `planned` tensors, as `one_in` for one pair in `one_in`.
-fn dense_from(planned: usize) -> usize {
+pub(crate) fn dense_from(planned: usize) -> usize {
     if planned <= SPARSER_DENSE_UP_TO {
         32
     } else {
@@ -307,20 +307,21 @@ fn dense_from(planned: usize) -> usize {
 ///
 /// Complexity: `O(n)` time (`8 n` comparisons, without branches), no
 /// memory.
-fn is_dense(tensors: &[TensorLifetime], planned: usize, one_in: usize) -> bool {
+pub(crate) fn is_dense<L: InputList<Item = TensorLifetime> + ?Sized>(
+    tensors: &L,
+    planned: usize,
+    one_in: usize,
+) -> bool {
     let samples = planned.min(DENSITY_SAMPLES);
     if samples < 2 {
         return false;
     }
     let (mut meets, mut taken) = (0usize, 0usize);
-    let spread = tensors
-        .iter()
-        .filter(|t| t.size > 0)
-        .step_by(planned / samples);
+    let all = || (0..tensors.count()).map(|i| tensors.at(i));
+    let spread = all().filter(|t| t.size > 0).step_by(planned / samples);
     for sample in spread.take(samples) {
         taken += 1;
-        meets += tensors
-            .iter()
+        meets += all()
             .filter(|t| {
                 (t.size > 0) & (t.first_use <= sample.last_use) & (sample.first_use <= t.last_use)
             })
@@ -384,9 +385,18 @@ pub(crate) fn best_fit(blocks: &mut [(usize, usize)], size: usize) -> usize {
 
 /// [`best_fit`] of `blocks` sorted by start.
 pub(crate) fn best_fit_sorted(blocks: &[(usize, usize)], size: usize) -> usize {
+    best_fit_sorted_ranges(blocks.iter().copied(), size)
+}
+
+/// [`best_fit_sorted`] of ranges read in order of start.
+#[inline]
+pub(crate) fn best_fit_sorted_ranges(
+    blocks: impl IntoIterator<Item = (usize, usize)>,
+    size: usize,
+) -> usize {
     let mut best: Option<(usize, usize)> = None; // (gap length, offset)
     let mut covered_to = 0usize; // end of the coalesced block so far
-    for &(start, end) in blocks.iter() {
+    for (start, end) in blocks {
         if start > covered_to {
             let gap = start - covered_to;
             if gap >= size && best.map_or(true, |(len, _)| gap < len) {
@@ -805,14 +815,20 @@ mod tests {
                 for one_in in [BITS_DENSE_FROM, 16, 32] {
                     // Far from the threshold, the estimate agrees.
                     if pairs * one_in >= 2 * all {
-                        assert!(is_dense(&tensors, planned, one_in), "{planned} {length}");
+                        assert!(
+                            is_dense(&tensors[..], planned, one_in),
+                            "{planned} {length}"
+                        );
                     } else if 2 * pairs * one_in < all {
-                        assert!(!is_dense(&tensors, planned, one_in), "{planned} {length}");
+                        assert!(
+                            !is_dense(&tensors[..], planned, one_in),
+                            "{planned} {length}"
+                        );
                     }
                 }
             }
         }
-        assert!(!is_dense(&[TensorLifetime::new(4, 0, 9)], 1, 16));
+        assert!(!is_dense(&[TensorLifetime::new(4, 0, 9)][..], 1, 16));
     }
 
     #[test]
