@@ -1,4 +1,5 @@
-//! The scaling sweep of issue 21: every strategy on the six shape families
+//! The scaling sweep of issue 21: every strategy (and the greedy's heap-free
+//! form over a workspace) on the six shape families
 //! of [`Family`], `n` doubling from 16k to 1M (the greedy on to 4M), with
 //! this tree and with 0.1.0 side by side, each run a process of its own
 //! (`bench-scale run`, see `scale_driver.rs`) under a wall-clock cap and an
@@ -42,7 +43,10 @@ mod driver;
 const TARGET_N: usize = 100_000;
 /// The exponent every strategy's growth must stay within.
 const MAX_EXPONENT: f64 = 1.2;
-const STRATEGIES: [&str; 3] = ["greedy", "heuristic", "search"];
+/// The strategies of `PlanOptions`, then the greedy's heap-free form over
+/// the caller's workspace (`aether_plan_offsets_in_workspace`), whose
+/// scratch is fixed at 4 words per tensor.
+const STRATEGIES: [&str; 4] = ["greedy", "heuristic", "search", "workspace"];
 
 struct Settings {
     min_n: usize,
@@ -651,7 +655,10 @@ fn report(rows_path: &Path, out: &Path) {
          strategy's time grows no faster than `(n + E) log n`, exponent in n ≤ {MAX_EXPONENT} at \
          the largest sizes on every family (met only if the series reached its top size). A \
          search that spends its whole budget has a flat time: its exponents say little, its \
-         budget is checked below.\n"
+         budget is checked below. *workspace* is the greedy's heap-free form, \
+         `aether_plan_offsets_in_workspace`, in its 4 words per tensor (the workspace and the \
+         offsets made before the timer), this tree's against 0.1.0's (the specification's \
+         literal scan there).\n"
     )
     .unwrap();
     writeln!(
@@ -848,51 +855,68 @@ fn report(rows_path: &Path, out: &Path) {
         )
         .unwrap();
     }
-    // The greedy's plans against 0.1.0's, by the offsets' hash, at every
-    // size both builds finished (0.1.0's driver prints it too: it is built
-    // from the same driver file).
-    for family in &families {
-        let hash = |n: usize, who: &str| match find(family, n, "greedy", who).map(|r| &r.outcome) {
-            Some(Outcome::Done(f)) if !f.text("offsets_hash").is_empty() => {
-                Some(f.text("offsets_hash").to_string())
+    // The greedy's plans against 0.1.0's, and the workspace form's against
+    // the greedy's, by the offsets' hash, at every size both finished
+    // (0.1.0's driver prints it too: it is built from the same driver file).
+    let comparisons = [
+        (
+            ("greedy", "new"),
+            ("greedy", "old"),
+            "greedy's plan bit-identical to 0.1.0's",
+        ),
+        (
+            ("workspace", "new"),
+            ("greedy", "new"),
+            "workspace form's plan identical to the greedy's",
+        ),
+    ];
+    for (ours, theirs, target) in comparisons {
+        for family in &families {
+            let hash =
+                |n: usize, (strategy, who): (&str, &str)| match find(family, n, strategy, who)
+                    .map(|r| &r.outcome)
+                {
+                    Some(Outcome::Done(f)) if !f.text("offsets_hash").is_empty() => {
+                        Some(f.text("offsets_hash").to_string())
+                    }
+                    _ => None,
+                };
+            let mut ns: Vec<usize> = rows
+                .iter()
+                .filter(|r| &r.family == family && r.strategy == ours.0)
+                .map(|r| r.n)
+                .collect();
+            ns.sort_unstable();
+            ns.dedup();
+            let compared: Vec<(usize, bool)> = ns
+                .iter()
+                .filter_map(|&n| Some((n, hash(n, ours)? == hash(n, theirs)?)))
+                .collect();
+            if compared.is_empty() {
+                continue;
             }
-            _ => None,
-        };
-        let mut ns: Vec<usize> = rows
-            .iter()
-            .filter(|r| &r.family == family && r.strategy == "greedy")
-            .map(|r| r.n)
-            .collect();
-        ns.sort_unstable();
-        ns.dedup();
-        let compared: Vec<(usize, bool)> = ns
-            .iter()
-            .filter_map(|&n| Some((n, hash(n, "new")? == hash(n, "old")?)))
-            .collect();
-        if compared.is_empty() {
-            continue;
-        }
-        let differ: Vec<String> = compared
-            .iter()
-            .filter(|(_, same)| !same)
-            .map(|(n, _)| n.to_string())
-            .collect();
-        let figure = if differ.is_empty() {
-            format!(
-                "identical offsets at all {} sizes compared ({} to {})",
-                compared.len(),
-                compared[0].0,
-                compared[compared.len() - 1].0
+            let differ: Vec<String> = compared
+                .iter()
+                .filter(|(_, same)| !same)
+                .map(|(n, _)| n.to_string())
+                .collect();
+            let figure = if differ.is_empty() {
+                format!(
+                    "identical offsets at all {} sizes compared ({} to {})",
+                    compared.len(),
+                    compared[0].0,
+                    compared[compared.len() - 1].0
+                )
+            } else {
+                format!("offsets differ at n = {}", differ.join(", "))
+            };
+            writeln!(
+                w,
+                "| {target} | {family} | {figure} | {} |",
+                verdict(differ.is_empty())
             )
-        } else {
-            format!("offsets differ at n = {}", differ.join(", "))
-        };
-        writeln!(
-            w,
-            "| greedy's plan bit-identical to 0.1.0's | {family} | {figure} | {} |",
-            verdict(differ.is_empty())
-        )
-        .unwrap();
+            .unwrap();
+        }
     }
     // The greedy's own target of issue 21, where the sweep reached 4M.
     const CHAIN_4M: usize = 1 << 22;
