@@ -856,6 +856,43 @@ fn a_short_workspace_writes_nothing_and_the_status_says_so() {
     );
 }
 
+/// The workspace planner past its literal scan (more than 128 tensors,
+/// sparse): the main call's plan, also with the offsets written over the
+/// tensors they were planned from, as the calling rules allow.
+#[test]
+fn the_workspace_planner_past_its_scan_agrees_and_may_write_over_its_input() {
+    let mut rng = Rng::new(0x5eed_0129);
+    let n = 160;
+    let tensors: Vec<aether_tensor_lifetime> = (0..n)
+        .map(|i| tensor(16 * rng.below(9), i, i + rng.below(3)))
+        .collect();
+    let (mut offsets, mut arena) = (vec![usize::MAX; n], 0);
+    let status =
+        unsafe { aether_plan_offsets(tensors.as_ptr(), n, offsets.as_mut_ptr(), &mut arena) };
+    assert_eq!(status, AETHER_STATUS_OK);
+    assert_sound(&tensors, &offsets, arena);
+
+    let bytes = aether_plan_offsets_workspace_size(n);
+    let mut words = workspace(bytes);
+    let mut shared = tensors.clone();
+    let mut arena_ws = 0;
+    let status = unsafe {
+        aether_plan_offsets_in_workspace(
+            shared.as_ptr(),
+            n,
+            words.as_mut_ptr().cast(),
+            bytes,
+            shared.as_mut_ptr().cast::<usize>(),
+            &mut arena_ws,
+        )
+    };
+    let written = unsafe { core::slice::from_raw_parts(shared.as_ptr().cast::<usize>(), n) };
+    assert_eq!(
+        (status, written, arena_ws),
+        (AETHER_STATUS_OK, &offsets[..], arena)
+    );
+}
+
 /// 6: overlaps the calling rules forbid are refused, inputs intact and
 /// nothing written. 0.1.0 returned OK with an unsound plan (workspace over
 /// the tensors), OK with wrong edges (edges_out inside the workspace), and

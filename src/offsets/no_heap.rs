@@ -11,25 +11,27 @@
 //! `reduction::no_heap`.)
 //!
 //! The greedy finds each placement's conflicts without scanning every
-//! placed tensor: the planned tensors sorted by first use carry a max-tree
-//! of the placed ones' last uses, so the placed tensors starting by the
-//! new one's last use and ending at or after its first use are visited
-//! alone, each by a walk that skips every subtree ending too early. The
-//! specification's literal scan remains for tables of at most
-//! [`SCAN_UP_TO`] tensors, whose set-up would cost more than it saves, and
-//! for tables the tree's 32-bit positions or relative node indices cannot
-//! describe (`2^32` tensors or more, nodes spanning all of `usize`).
+//! placed tensor: over the planned tensors sorted by first use, a max-tree
+//! keeps each placed tensor's last use (as its rank among the first uses),
+//! so a walk visits the placed tensors starting by the new one's last use
+//! and ending at or after its first use, skipping every subtree that ends
+//! too early. The specification's literal scan remains for tables of at
+//! most [`SCAN_UP_TO`] tensors, whose set-up would cost more than it saves,
+//! for dense tables of at most [`DENSE_SCAN_UP_TO`] (where the scan's work
+//! is the pairs' and costs less than the walk's), and for `2^32` tensors or
+//! more, past the tree's 32-bit positions.
 //!
 //! Complexity: offsets in `O(n log n + Σ_i k_i log n)` time for `k_i`
-//! conflicting tensors placed before tensor `i` (`O((n + E) log n)` for
-//! `E` conflicting pairs; the literal scan's `O(n² log n)` for at most
-//! [`SCAN_UP_TO`] tensors); the peak in `O(n log n)`. Scratch `4n` words
-//! for each (the tree uses at most `3.5n`).
+//! conflicting tensors placed before tensor `i`, `O((n + E) log n)` for
+//! `E` conflicting pairs (the literal scan's `O(n² log n)` where it
+//! remains); the peak in `O(n log n)`. Scratch `4n` words for each (the
+//! tree uses at most `3.5n`).
 
 use super::greedy::{best_fit, best_fit_sorted_ranges, dense_from, is_dense};
 use super::TensorLifetime;
 use crate::error::PlanError;
 use crate::input::{check_lifetimes, InputList};
+use crate::sys::pages::prefetch;
 use crate::sys::scratch::{array_bytes, Scratch};
 
 /// Scratch bytes [`try_plan_offsets_in`] needs for `tensor_count` tensors.
@@ -54,18 +56,9 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
 ) -> Result<usize, PlanError> {
     check_lifetimes(tensors)?;
     let n = tensors.count();
-    let (mut planned, mut low, mut high) = (0usize, usize::MAX, 0usize);
-    for i in 0..n {
-        let t = tensors.at(i);
-        if t.size > 0 {
-            planned += 1;
-            low = low.min(t.first_use);
-            high = high.max(t.last_use);
-        }
-    }
-    // Relative last uses count from 1 (0 marks a subtree with nothing
-    // placed), so the span must leave room for one more.
-    let describable = u32::try_from(n).is_ok() && planned > 0 && high - low < usize::MAX;
+    let planned = (0..n).filter(|&i| tensors.at(i).size > 0).count();
+    // The tree's positions and ranks are 32-bit.
+    let describable = u32::try_from(n).is_ok();
     // Where most placed tensors conflict the tree visits nearly all of
     // them, each at more cost than the scan's: up to DENSE_SCAN_UP_TO
     // tensors a dense table takes the scan, whose work is the pairs' then,
@@ -76,7 +69,7 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     if planned <= SCAN_UP_TO || !describable || dense() {
         scan_in(tensors, scratch, emit)
     } else {
-        tree_in(tensors, scratch, emit, planned, low)
+        tree_in(tensors, scratch, emit, planned)
     }
 }
 
@@ -148,46 +141,48 @@ fn scan_in<L: InputList<Item = TensorLifetime> + ?Sized>(
 /// placed tensor at each placement, at about twice the scan's cost.
 const DENSE_SCAN_UP_TO: usize = 8192;
 
-/// No offset yet: a placed tensor ends above its offset, so no offset is
-/// `usize::MAX`.
-const UNPLACED: usize = usize::MAX;
-
 /// [`try_plan_offsets_in`] over a max-tree of the placed tensors' last
 /// uses, for `planned` tensors of non-zero size (more than
-/// [`SCAN_UP_TO`], fewer than `2^32` in all), whose lowest first use is
-/// `low` and whose highest last use is below `low + usize::MAX`.
+/// [`SCAN_UP_TO`], fewer than `2^32` in all).
 ///
 /// The planned tensors are sorted by first use (`by_first`; equal first
-/// uses in input order); position `p` is leaf `planned + p` of a
-/// bottom-up segment tree whose inner node `v` (`1 ≤ v < planned`) keeps
-/// in `tree[v]` the largest `last_use - low + 1` of the placed tensors
-/// below it, 0 if none is placed. A leaf's value is read from the
-/// tensor. The set-up, by three sorts, gives each step its position and
-/// each position the number of positions starting by its last use, so a
-/// placement searches nothing. Scratch: `n + planned` words and
-/// `n + 3 · planned` 32-bit indices, at most `4n` words.
+/// uses in input order). A last use is kept as its rank among the first
+/// uses: `starts_by[p]`, the number of positions starting by the last use
+/// of the tensor at position `p`. A tensor at position `p` starts by the
+/// last use of a tensor `j` exactly when `starts_by[j] > p` (every position
+/// up to `p` starts by then; otherwise only positions starting before it
+/// do), so these ranks, below `2^32` whatever the node indices, decide
+/// every overlap. Position `p` is leaf `planned + p` of a bottom-up
+/// segment tree whose node `v` keeps the largest rank of the placed
+/// tensors below it (0 if none is placed), so a walk from the canonical
+/// nodes of the positions starting by a tensor's last use, into the
+/// subtrees whose largest rank passes its position, visits the placed
+/// tensors that conflict with it and the nodes above them alone. The
+/// set-up, three sorts, gives each step its position too, so a placement
+/// searches nothing. Scratch: `planned` words and `n + 5 · planned`
+/// 32-bit indices, at most `3.5n` words.
 fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     tensors: &L,
     scratch: &mut Scratch<'_>,
     mut emit: impl FnMut(usize, usize),
     planned: usize,
-    low: usize,
 ) -> Result<usize, PlanError> {
     let n = tensors.count();
-    // Words first, so the 32-bit arrays need no padding.
-    let words = scratch.take(n + planned, 0usize)?;
+    // Words first, so the 32-bit arrays need no padding: the pairs of the
+    // sorts, then the offsets by position and the tree's 2 · planned
+    // 32-bit ranks.
+    let words = scratch.take(2 * planned, 0usize)?;
     let by_first = scratch.take(planned, 0u32)?;
     let step_position = scratch.take(planned, 0u32)?;
     let starts_by = scratch.take(planned, 0u32)?;
     // Each tensor's position during the set-up, each placement's
-    // conflicts after it.
+    // conflicts after it, the planned tensors when the offsets go out.
     let shared = scratch.take(n, 0u32)?;
 
-    // Sorts of (key, index) pairs held in the words (`2 · planned ≤ n +
-    // planned` of them): a sort reading each key through the table would
-    // read it at every comparison. Indices are below 2^32 (checked by the
-    // caller).
-    let pairs = word_pairs(&mut words[..2 * planned]);
+    // Sorts of (key, index) pairs held in the words: a sort reading each
+    // key through the table would read it at every comparison. Indices are
+    // below 2^32 (checked by the caller).
+    let pairs = word_pairs(words);
     let fill = |pairs: &mut [[usize; 2]], key: &dyn Fn(TensorLifetime) -> usize| {
         let mut k = 0;
         for i in 0..n {
@@ -211,8 +206,7 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     for (slot, pair) in step_position.iter_mut().zip(pairs.iter()) {
         *slot = position_of[pair[1]];
     }
-    // By last use: one walk up the first uses counts, for each position,
-    // the positions starting by its last use.
+    // By last use: one walk up the first uses ranks each last use.
     fill(pairs, &|t| t.last_use);
     let mut starting = 0;
     for pair in pairs.iter() {
@@ -222,75 +216,116 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
         }
         starts_by[position_of[pair[1]] as usize] = starting as u32;
     }
+    let (offsets, tree_words) = words.split_at_mut(planned);
+    let tree = word_halves(tree_words);
+    tree.fill(0);
     let gathered = shared;
-    words.fill(0);
-    let (offsets, tree) = words.split_at_mut(n);
-    offsets.fill(UNPLACED);
-    let relative_last = |i: usize| tensors.at(i).last_use - low + 1;
     let leaves = planned;
 
     // Offsets are emitted only once the whole plan fits in usize.
     let mut arena = 0usize;
-    for &position in step_position.iter() {
+    for (step, &position) in step_position.iter().enumerate() {
+        prefetch_ahead(step, step_position, starts_by, by_first, tree, leaves);
         let position = position as usize;
         let i = by_first[position] as usize;
-        let tensor = tensors.at(i);
+        let size = tensors.at(i).size;
         // Of the positions starting by the tensor's last use, the placed
-        // ones ending at or after its first use conflict with it.
-        let threshold = tensor.first_use - low + 1;
+        // ones whose own last use it starts by conflict with it.
+        let threshold = position as u32 + 1;
         let mut found = 0;
-        let mut visit = |node: usize| {
-            collect(
-                node,
-                threshold,
-                leaves,
-                tree,
-                by_first,
-                offsets,
-                &relative_last,
-                gathered,
-                &mut found,
-            )
-        };
         let (mut left, mut right) = (leaves, leaves + starts_by[position] as usize);
         while left < right {
             if left & 1 == 1 {
-                visit(left);
+                collect(left, threshold, leaves, tree, gathered, &mut found);
                 left += 1;
             }
             if right & 1 == 1 {
                 right -= 1;
-                visit(right);
+                collect(right, threshold, leaves, tree, gathered, &mut found);
             }
             left >>= 1;
             right >>= 1;
         }
         let conflicts = &mut gathered[..found];
-        conflicts.sort_unstable_by_key(|&j| offsets[j as usize]);
-        let ranges = conflicts.iter().map(|&j| {
-            let start = offsets[j as usize];
+        conflicts.sort_unstable_by_key(|&p| offsets[p as usize]);
+        let ranges = conflicts.iter().map(|&p| {
+            let start = offsets[p as usize];
             // Placed, so its end was checked to fit.
-            (start, start + tensors.at(j as usize).size)
+            (
+                start,
+                start + tensors.at(by_first[p as usize] as usize).size,
+            )
         });
-        let offset = best_fit_sorted_ranges(ranges, tensor.size);
+        let offset = best_fit_sorted_ranges(ranges, size);
         let end = offset
-            .checked_add(tensor.size)
+            .checked_add(size)
             .ok_or(PlanError::Overflow { tensor: i })?;
-        offsets[i] = offset;
+        offsets[position] = offset;
         arena = arena.max(end);
-        // Up the tree from the tensor's leaf; an ancestor already as high
-        // has every ancestor above it as high.
-        let last = relative_last(i);
-        let mut node = (leaves + position) >> 1;
-        while node >= 1 && tree[node] < last {
-            tree[node] = last;
+        // The leaf, then up the tree; an ancestor already as high has every
+        // ancestor above it as high.
+        let rank = starts_by[position];
+        let mut node = leaves + position;
+        while node >= 1 && tree[node] < rank {
+            tree[node] = rank;
             node >>= 1;
         }
     }
-    for (i, &offset) in offsets.iter().enumerate() {
-        emit(i, if offset == UNPLACED { 0 } else { offset });
+    // The planned tensors marked, so that the others get 0 without
+    // reading the table again.
+    let planned_mark = gathered;
+    planned_mark.fill(0);
+    for (&i, &offset) in by_first.iter().zip(offsets.iter()) {
+        planned_mark[i as usize] = 1;
+        emit(i as usize, offset);
+    }
+    for (i, _) in planned_mark
+        .iter()
+        .enumerate()
+        .filter(|(_, &mark)| mark == 0)
+    {
+        emit(i, 0);
     }
     Ok(arena)
+}
+
+/// Steps ahead whose tree nodes [`prefetch_ahead`] asks for; their position
+/// and rank are asked for twice as far ahead.
+const AHEAD: usize = 8;
+
+/// Tree levels above a leaf whose nodes [`prefetch_ahead`] asks for: the
+/// levels above hold few nodes, which stay in the cache.
+const PREFETCH_LEVELS: usize = 12;
+
+/// Asks the cache for what the placement `AHEAD` steps after `step` reads
+/// first: the tree's nodes on the paths up from the end of its range and
+/// from its own leaf (the walk's start and the update), after its rank and
+/// tensor index `2 · AHEAD` steps before. Placement order is by size, so at
+/// scale each of these is a cache miss; a hint only, no effect on the plan.
+#[inline(always)]
+fn prefetch_ahead(
+    step: usize,
+    step_position: &[u32],
+    starts_by: &[u32],
+    by_first: &[u32],
+    tree: &[u32],
+    leaves: usize,
+) {
+    if let Some(&far) = step_position.get(step + 2 * AHEAD) {
+        prefetch(&starts_by[far as usize]);
+        prefetch(&by_first[far as usize]);
+    }
+    if let Some(&near) = step_position.get(step + AHEAD) {
+        let near = near as usize;
+        let (mut end, mut leaf) = (leaves + starts_by[near] as usize, leaves + near);
+        for _ in 0..PREFETCH_LEVELS {
+            if let Some(node) = tree.get(end) {
+                prefetch(node);
+            }
+            prefetch(&tree[leaf]);
+            (end, leaf) = (end >> 1, leaf >> 1);
+        }
+    }
 }
 
 /// `words` as pairs of words, for sorting pairs without a buffer of their
@@ -302,42 +337,35 @@ fn word_pairs(words: &mut [usize]) -> &mut [[usize; 2]] {
     unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() / 2) }
 }
 
-/// Appends to `gathered` (from `*found` on) every placed tensor below
-/// `node` whose relative last use is at least `threshold`, skipping the
-/// subtrees whose largest is less. Recursion depth: the tree's height, at
+/// `words` as twice as many 32-bit halves.
+fn word_halves(words: &mut [usize]) -> &mut [u32] {
+    let len = words.len() * (core::mem::size_of::<usize>() / 4);
+    // SAFETY: `u32` is no larger and no more aligned than `usize`, and the
+    // halves cover exactly the bytes `words` borrows.
+    unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), len) }
+}
+
+/// Appends to `gathered` (from `*found` on) the position of every leaf
+/// below `node` whose rank passes `threshold - 1`, skipping the subtrees
+/// whose largest rank does not. Recursion depth: the tree's height, at
 /// most 33 for fewer than `2^32` leaves.
-#[allow(clippy::too_many_arguments)]
 fn collect(
     node: usize,
-    threshold: usize,
+    threshold: u32,
     leaves: usize,
-    tree: &[usize],
-    by_first: &[u32],
-    offsets: &[usize],
-    relative_last: &impl Fn(usize) -> usize,
+    tree: &[u32],
     gathered: &mut [u32],
     found: &mut usize,
 ) {
+    if tree[node] < threshold {
+        return;
+    }
     if node >= leaves {
-        let j = by_first[node - leaves];
-        if offsets[j as usize] != UNPLACED && relative_last(j as usize) >= threshold {
-            gathered[*found] = j;
-            *found += 1;
-        }
-    } else if tree[node] >= threshold {
-        for child in [2 * node, 2 * node + 1] {
-            collect(
-                child,
-                threshold,
-                leaves,
-                tree,
-                by_first,
-                offsets,
-                relative_last,
-                gathered,
-                found,
-            );
-        }
+        gathered[*found] = (node - leaves) as u32;
+        *found += 1;
+    } else {
+        collect(2 * node, threshold, leaves, tree, gathered, found);
+        collect(2 * node + 1, threshold, leaves, tree, gathered, found);
     }
 }
 
@@ -414,12 +442,7 @@ mod tests {
     fn plan_by_tree(tensors: &[TensorLifetime]) -> Result<(Vec<usize>, usize), PlanError> {
         plan_by(tensors, |tensors, scratch, emit| {
             let planned = tensors.iter().filter(|t| t.size > 0).count();
-            let low = tensors
-                .iter()
-                .filter(|t| t.size > 0)
-                .map(|t| t.first_use)
-                .min();
-            tree_in(tensors, scratch, emit, planned, low.unwrap())
+            tree_in(tensors, scratch, emit, planned)
         })
     }
 
@@ -512,15 +535,17 @@ mod tests {
     }
 
     #[test]
-    fn tables_the_tree_cannot_describe_are_scanned_to_the_same_plan() {
-        // Nodes spanning all of usize: no room for the relative last uses.
+    fn nodes_spanning_all_of_usize_plan_as_the_main_planner() {
+        // The tree ranks last uses among first uses: any node index goes.
         let mut rng = crate::rng::XorShift(0x5EED_0F5A);
         let mut tensors = table(&mut rng, 200, 1, 0);
         tensors.push(TensorLifetime::new(64, 0, 0));
         tensors.push(TensorLifetime::new(64, usize::MAX, usize::MAX));
         tensors.push(TensorLifetime::new(32, 5, usize::MAX));
         let main = crate::try_plan_offsets(&tensors).unwrap();
-        assert_eq!(plan_in(&tensors).unwrap(), (main.offsets, main.arena_size));
+        let main = (main.offsets, main.arena_size);
+        assert_eq!(plan_in(&tensors).unwrap(), main);
+        assert_eq!(plan_by_tree(&tensors).unwrap(), main);
     }
 
     #[test]
