@@ -8,10 +8,24 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <new>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+// Every allocation through operator new, so that a test can show a call
+// made none.
+static std::size_t cxx_allocations = 0;
+
+void* operator new(std::size_t bytes) {
+  cxx_allocations++;
+  if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -428,6 +442,64 @@ void islands_label_components() {
   CHECK(!far && far.status() == AETHER_STATUS_NODE_OUT_OF_RANGE && far.error().index == 1);
 }
 
+// The heap-free overloads: the main overloads' values, on tables past the
+// workspace planner's literal scan too; no C++ allocation (operator new is
+// counted below; c_tests/test_engine.c counts the library's mallocs); on
+// failure the status alone and the caller's buffers untouched.
+void workspace_forms_match_the_main_calls_and_allocate_nothing() {
+  for (uint64_t seed = 0; seed < 40; seed++) {
+    rng_state = 7000 + seed;
+    const std::size_t n = seed % 2 == 0 ? 1 + rng_below(60) : 129 + rng_below(400);
+    std::vector<aether_tensor_lifetime> tensors(n);
+    for (std::size_t i = 0; i < n; i++) {
+      const std::size_t first = seed % 2 == 0 ? rng_below(12) : i;
+      tensors[i] = aether_tensor_lifetime{rng_below(200), first, first + rng_below(4)};
+    }
+    const auto plan = aether::plan_offsets(tensors);
+    const auto peak = aether::peak_live_bytes(tensors);
+    CHECK(plan && peak);
+    std::vector<std::uint64_t> workspace(aether::plan_offsets_workspace_size(n) / 8 + 1);
+    std::vector<std::size_t> offsets(n, 7);
+    const std::size_t before = cxx_allocations;
+    const auto arena = aether::plan_offsets_in_workspace(
+        tensors.data(), n, workspace.data(), aether::plan_offsets_workspace_size(n), offsets.data());
+    const auto ws_peak = aether::peak_live_bytes_in_workspace(
+        tensors.data(), n, workspace.data(), aether::peak_live_bytes_workspace_size(n));
+    CHECK(cxx_allocations == before);
+    CHECK(arena && *arena == plan->arena_size && offsets == plan->offsets);
+    CHECK(ws_peak && *ws_peak == *peak);
+  }
+
+  const std::vector<aether_edge> bypass = {{0, 3}, {2, 3}, {0, 1}, {1, 2}, {0, 2}};
+  std::vector<std::uint64_t> workspace(aether::transitive_reduction_workspace_size(4, 5) / 8 + 1);
+  aether_edge out[5] = {};
+  std::size_t before = cxx_allocations;
+  const auto count = aether::transitive_reduction_in_workspace(
+      4, bypass.data(), bypass.size(), workspace.data(),
+      aether::transitive_reduction_workspace_size(4, 5), out, 5);
+  CHECK(cxx_allocations == before);
+  CHECK(count && same_edges(std::vector<aether_edge>(out, out + *count), {{0, 1}, {1, 2}, {2, 3}}));
+  CHECK(aether::islands_workspace_size(100) == 0);
+
+  // Failures: the status alone, nothing written.
+  const std::vector<aether_tensor_lifetime> backwards = {{8, 0, 1}, {8, 3, 2}};
+  std::size_t kept[2] = {11, 22};
+  std::vector<std::uint64_t> room(aether::plan_offsets_workspace_size(2) / 8 + 1);
+  before = cxx_allocations;
+  const auto refused = aether::plan_offsets_in_workspace(
+      backwards.data(), 2, room.data(), aether::plan_offsets_workspace_size(2), kept);
+  CHECK(cxx_allocations == before);
+  CHECK(!refused && refused.status() == AETHER_STATUS_INVALID_LIFETIME);
+  CHECK(refused.error().index == AETHER_NO_INDEX && kept[0] == 11 && kept[1] == 22);
+  const auto short_of_room = aether::plan_offsets_in_workspace(
+      backwards.data(), 2, room.data(), aether::plan_offsets_workspace_size(2) - 1, kept);
+  CHECK(!short_of_room && short_of_room.status() == AETHER_STATUS_BUFFER_TOO_SMALL);
+  CHECK(kept[0] == 11 && kept[1] == 22);
+  CHECK(aether::peak_live_bytes_in_workspace(backwards.data(), 2, room.data(),
+                                             aether::peak_live_bytes_workspace_size(2))
+            .status() == AETHER_STATUS_INVALID_LIFETIME);
+}
+
 void a_result_moves_its_value_out() {
   const std::vector<aether_tensor_lifetime> tensors = {{10, 0, 0}, {10, 0, 0}};
   aether::offset_plan plan = std::move(aether::plan_offsets(tensors)).value();
@@ -448,6 +520,7 @@ int main() {
   reduction_matches_its_definition();
   reduction_failures_name_the_edge_and_node();
   islands_label_components();
+  workspace_forms_match_the_main_calls_and_allocate_nothing();
   a_result_moves_its_value_out();
   std::printf("C++ %ld: ", static_cast<long>(__cplusplus));
   return report();

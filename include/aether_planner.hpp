@@ -18,8 +18,12 @@
  *
  * Nothing here throws but std::vector's own std::bad_alloc (and what a
  * progress callable of plan_offsets_observed or plan_problem_observed
- * throws, passed on when the call returns); the overloads that write into the caller's buffers
- * allocate nothing. On failure those buffers are left as they were, as in C.
+ * throws, passed on when the call returns). The overloads that write into
+ * the caller's buffers make no container of their own (the library
+ * allocates its scratch, as the C calls do); the *_in_workspace overloads
+ * call the heap-free entry points, so that nothing at all is allocated,
+ * and report a failure's status alone. On failure the caller's buffers are
+ * left as they were, as in C.
  */
 #ifndef AETHER_PLANNER_HPP
 #define AETHER_PLANNER_HPP
@@ -494,6 +498,70 @@ inline result<island_labels_i32> islands_i32(std::int32_t node_count, const std:
   if (!count) return detail::failure<island_labels_i32>(count.error());
   out.island_count = *count;
   return out;
+}
+
+/* ---- heap-free forms ------------------------------------------------------ */
+
+/* The *_in_workspace calls plan over a workspace the caller sizes with the
+ * *_workspace_size functions and owns (aligned for size_t, overlapping no
+ * other argument), and allocate nothing; these overloads allocate nothing
+ * either. On failure their detail is the status alone: naming the element
+ * at fault takes the `_explain` call, which allocates, so a caller who may
+ * allocate then calls it (or the overload without a workspace). */
+
+inline std::size_t plan_offsets_workspace_size(std::size_t tensor_count) noexcept {
+  return aether_plan_offsets_workspace_size(tensor_count);
+}
+
+/* Writes tensor_count offsets into offsets_out; the value is the arena size. */
+inline result<std::size_t> plan_offsets_in_workspace(const aether_tensor_lifetime* tensors,
+                                                     std::size_t tensor_count, void* workspace,
+                                                     std::size_t workspace_size,
+                                                     std::size_t* offsets_out) noexcept {
+  std::size_t arena = 0;
+  const aether_status status = aether_plan_offsets_in_workspace(
+      tensors, tensor_count, workspace, workspace_size, offsets_out, &arena);
+  if (status != AETHER_STATUS_OK) return result<std::size_t>(detail::status_only(status));
+  return arena;
+}
+
+inline std::size_t peak_live_bytes_workspace_size(std::size_t tensor_count) noexcept {
+  return aether_peak_live_bytes_workspace_size(tensor_count);
+}
+
+inline result<std::size_t> peak_live_bytes_in_workspace(const aether_tensor_lifetime* tensors,
+                                                        std::size_t tensor_count,
+                                                        void* workspace,
+                                                        std::size_t workspace_size) noexcept {
+  std::size_t peak = 0;
+  const aether_status status =
+      aether_peak_live_bytes_in_workspace(tensors, tensor_count, workspace, workspace_size, &peak);
+  if (status != AETHER_STATUS_OK) return result<std::size_t>(detail::status_only(status));
+  return peak;
+}
+
+inline std::size_t transitive_reduction_workspace_size(std::size_t node_count,
+                                                       std::size_t edge_count) noexcept {
+  return aether_transitive_reduction_workspace_size(node_count, edge_count);
+}
+
+/* Writes the reduction into edges_out (capacity edge_count always suffices;
+ * it may be edges itself); the value is the number of edges written. */
+inline result<std::size_t> transitive_reduction_in_workspace(
+    std::size_t node_count, const aether_edge* edges, std::size_t edge_count, void* workspace,
+    std::size_t workspace_size, aether_edge* edges_out, std::size_t edges_out_capacity) noexcept {
+  std::size_t count = 0;
+  const aether_status status =
+      aether_transitive_reduction_in_workspace(node_count, edges, edge_count, workspace,
+                                               workspace_size, edges_out, edges_out_capacity, &count);
+  if (status != AETHER_STATUS_OK) return result<std::size_t>(detail::status_only(status));
+  return count;
+}
+
+/* The islands need no workspace (always 0): for engines that size every
+ * call's workspace alike. */
+inline std::size_t islands_workspace_size(std::size_t node_count) noexcept {
+  return aether_islands_workspace_size(node_count);
 }
 
 }  // namespace aether

@@ -56,9 +56,11 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
 ) -> Result<usize, PlanError> {
     check_lifetimes(tensors)?;
     let n = tensors.count();
-    let planned = (0..n).filter(|&i| tensors.at(i).size > 0).count();
     // The tree's positions and ranks are 32-bit.
-    let describable = u32::try_from(n).is_ok();
+    if n <= SCAN_UP_TO || u32::try_from(n).is_err() {
+        return scan_in(tensors, scratch, emit);
+    }
+    let planned = (0..n).filter(|&i| tensors.at(i).size > 0).count();
     // Where most placed tensors conflict the tree visits nearly all of
     // them, each at more cost than the scan's: up to DENSE_SCAN_UP_TO
     // tensors a dense table takes the scan, whose work is the pairs' then,
@@ -66,7 +68,7 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     // misjudging a sparse table (one scope spanning all the others) would
     // cost a quadratic scan, where the tree's work grows with the pairs.
     let dense = || planned <= DENSE_SCAN_UP_TO && is_dense(tensors, planned, dense_from(planned));
-    if planned <= SCAN_UP_TO || !describable || dense() {
+    if planned <= SCAN_UP_TO || dense() {
         scan_in(tensors, scratch, emit)
     } else {
         tree_in(tensors, scratch, emit, planned)
@@ -85,15 +87,23 @@ fn scan_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     // placed[k]: the offset of order[k], once planned.
     let placed = scratch.take(n, 0usize)?;
     let blocks = scratch.take(n, (0usize, 0usize))?;
+    // Decreasing size (by its complement), equal sizes in input order: a
+    // sort of (key, index) pairs in the block list, free until the first
+    // placement, where a sort reading each key through the table would
+    // read it at every comparison.
     let mut planned = 0;
-    for i in (0..n).filter(|&i| tensors.at(i).size > 0) {
-        order[planned] = i;
-        planned += 1;
+    for i in 0..n {
+        let size = tensors.at(i).size;
+        if size > 0 {
+            blocks[planned] = (!size, i);
+            planned += 1;
+        }
     }
-    let order = &mut order[..planned];
-    // Decreasing size, equal sizes in input order: the stable order, by an
-    // unstable sort that needs no buffer.
-    order.sort_unstable_by_key(|&i| (core::cmp::Reverse(tensors.at(i).size), i));
+    blocks[..planned].sort_unstable();
+    for (slot, &(_, i)) in order.iter_mut().zip(blocks[..planned].iter()) {
+        *slot = i;
+    }
+    let order = &order[..planned];
 
     // Offsets are emitted only once the whole plan fits in usize.
     let mut arena = 0usize;
@@ -116,22 +126,14 @@ fn scan_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     }
     // Emitted by tensor index, so that zero-size tensors (absent from
     // `order`) get 0 without reading `tensors` again: the block list, free
-    // now, holds the (tensor, offset) pairs.
-    let by_tensor = &mut blocks[..planned];
-    for k in 0..planned {
-        by_tensor[k] = (order[k], placed[k]);
+    // now, holds each tensor's offset (0 for the others).
+    let by_tensor = blocks;
+    by_tensor.fill((0, 0));
+    for (&i, &offset) in order.iter().zip(placed.iter()) {
+        by_tensor[i].1 = offset;
     }
-    by_tensor.sort_unstable();
-    let mut next = 0;
-    for &(tensor, offset) in by_tensor.iter() {
-        for zero_size in next..tensor {
-            emit(zero_size, 0);
-        }
-        emit(tensor, offset);
-        next = tensor + 1;
-    }
-    for zero_size in next..n {
-        emit(zero_size, 0);
+    for (i, &(_, offset)) in by_tensor.iter().enumerate() {
+        emit(i, offset);
     }
     Ok(arena)
 }
@@ -246,17 +248,28 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
             left >>= 1;
             right >>= 1;
         }
-        let conflicts = &mut gathered[..found];
-        conflicts.sort_unstable_by_key(|&p| offsets[p as usize]);
-        let ranges = conflicts.iter().map(|&p| {
+        // Placed, so its end was checked to fit.
+        let range = |p: u32| {
             let start = offsets[p as usize];
-            // Placed, so its end was checked to fit.
             (
                 start,
                 start + tensors.at(by_first[p as usize] as usize).size,
             )
-        });
-        let offset = best_fit_sorted_ranges(ranges, size);
+        };
+        let offset = if found <= FEW {
+            // The few ranges of a sparse table, sorted on the stack: a sort
+            // of positions would read each offset at every comparison.
+            let mut few = [(0usize, 0usize); FEW];
+            for (slot, &p) in few.iter_mut().zip(&gathered[..found]) {
+                *slot = range(p);
+            }
+            few[..found].sort_unstable();
+            best_fit_sorted_ranges(few[..found].iter().copied(), size)
+        } else {
+            let conflicts = &mut gathered[..found];
+            conflicts.sort_unstable_by_key(|&p| offsets[p as usize]);
+            best_fit_sorted_ranges(conflicts.iter().map(|&p| range(p)), size)
+        };
         let end = offset
             .checked_add(size)
             .ok_or(PlanError::Overflow { tensor: i })?;
@@ -288,6 +301,10 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     }
     Ok(arena)
 }
+
+/// Conflicts a placement sorts as ranges on the stack (1 KiB); more are
+/// sorted as positions in the scratch.
+const FEW: usize = 64;
 
 /// Steps ahead whose tree nodes [`prefetch_ahead`] asks for; their position
 /// and rank are asked for twice as far ahead.
