@@ -62,17 +62,61 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     }
     let planned = (0..n).filter(|&i| tensors.at(i).size > 0).count();
     // Where most placed tensors conflict the tree visits nearly all of
-    // them, each at more cost than the scan's: up to DENSE_SCAN_UP_TO
-    // tensors a dense table takes the scan, whose work is the pairs' then,
-    // as the main greedy routes its dense tables. Above, a sampled estimate
-    // misjudging a sparse table (one scope spanning all the others) would
-    // cost a quadratic scan, where the tree's work grows with the pairs.
-    let dense = || planned <= DENSE_SCAN_UP_TO && is_dense(tensors, planned, dense_from(planned));
+    // them, each at more cost than the scan's: a dense table takes the
+    // scan, whose work is the pairs' then, as the main greedy routes its
+    // dense tables. The sampled estimate can take a sparse table for dense
+    // (one scope spanning all the others), which would cost a quadratic
+    // scan where the tree's work grows with the pairs: past
+    // DENSE_SCAN_UP_TO tensors the pairs are counted before the scan is
+    // chosen.
+    let mut dense = || {
+        is_dense(tensors, planned, dense_from(planned))
+            && (planned <= DENSE_SCAN_UP_TO
+                || scratch.scoped(|counting| {
+                    pairs_at_least(tensors, planned, counting, dense_from(planned))
+                }))
+    };
     if planned <= SCAN_UP_TO || dense() {
         scan_in(tensors, scratch, emit)
     } else {
         tree_in(tensors, scratch, emit, planned)
     }
+}
+
+/// Whether at least one pair in `one_in` of the `planned` tensors of
+/// `tensors` conflicts, counted exactly: all pairs less those where one
+/// tensor ends before the other starts, found by a merge of the sorted
+/// first and last uses. `O(n log n)` time, `2 · planned` words of
+/// `scratch`; `false` if they are not there (a guard: callers size the
+/// scratch for the plan, which is larger).
+fn pairs_at_least<L: InputList<Item = TensorLifetime> + ?Sized>(
+    tensors: &L,
+    planned: usize,
+    scratch: &mut Scratch<'_>,
+    one_in: usize,
+) -> bool {
+    let (Ok(firsts), Ok(lasts)) = (scratch.take(planned, 0usize), scratch.take(planned, 0usize))
+    else {
+        return false;
+    };
+    let live = (0..tensors.count())
+        .map(|i| tensors.at(i))
+        .filter(|t| t.size > 0);
+    for ((first, last), t) in firsts.iter_mut().zip(lasts.iter_mut()).zip(live) {
+        (*first, *last) = (t.first_use, t.last_use);
+    }
+    firsts.sort_unstable();
+    lasts.sort_unstable();
+    // For each first use, the tensors that ended before it.
+    let (mut ended, mut apart) = (0usize, 0u128);
+    for &first in firsts.iter() {
+        while ended < planned && lasts[ended] < first {
+            ended += 1;
+        }
+        apart += ended as u128;
+    }
+    let all = planned as u128 * (planned as u128 - 1) / 2;
+    (all - apart) * one_in as u128 >= all
 }
 
 /// [`try_plan_offsets_in`] by the specification's literal scan: each
@@ -139,8 +183,9 @@ fn scan_in<L: InputList<Item = TensorLifetime> + ?Sized>(
 }
 
 /// Up to this many planned tensors a dense table (as the main greedy
-/// estimates it) takes the literal scan: the tree would visit nearly every
-/// placed tensor at each placement, at about twice the scan's cost.
+/// estimates it from a few samples) takes the literal scan: the tree would
+/// visit nearly every placed tensor at each placement, at about twice the
+/// scan's cost. Above, the pairs are counted first.
 const DENSE_SCAN_UP_TO: usize = 8192;
 
 /// [`try_plan_offsets_in`] over a max-tree of the placed tensors' last
@@ -548,6 +593,41 @@ mod tests {
                 main,
                 "round {round}, {n} tensors"
             );
+        }
+    }
+
+    #[test]
+    fn the_pair_count_decides_density_as_all_pairs_counted_do() {
+        let mut rng = crate::rng::XorShift(0x5EED_9A12);
+        for round in 0..400 {
+            let n = 2 + rng.below(120);
+            let tensors = table(&mut rng, n, round % 3, [0, usize::MAX / 2][round % 2]);
+            let live: Vec<_> = tensors.iter().filter(|t| t.size > 0).collect();
+            let planned = live.len();
+            if planned < 2 {
+                continue;
+            }
+            let pairs = (0..planned)
+                .flat_map(|i| (i + 1..planned).map(move |j| (i, j)))
+                .filter(|&(i, j)| live[i].overlaps(live[j]))
+                .count();
+            let all = planned * (planned - 1) / 2;
+            let mut words = vec![MaybeUninit::<u64>::uninit(); 2 * planned];
+            // SAFETY: u64 storage viewed as bytes keeps the word alignment.
+            let raw = unsafe {
+                core::slice::from_raw_parts_mut(
+                    words.as_mut_ptr().cast::<MaybeUninit<u8>>(),
+                    16 * planned,
+                )
+            };
+            for one_in in [1, 2, 16, 32] {
+                let counted = pairs_at_least(&tensors[..], planned, &mut Scratch::new(raw), one_in);
+                assert_eq!(
+                    counted,
+                    pairs * one_in >= all,
+                    "round {round}, one in {one_in}"
+                );
+            }
         }
     }
 

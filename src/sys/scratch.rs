@@ -49,6 +49,17 @@ impl<'a> Scratch<'a> {
     }
 }
 
+impl Scratch<'_> {
+    /// Runs `f` over the rest of the buffer, which is whole again when `f`
+    /// returns: scratch for a first step whose arrays are dropped before the
+    /// arrays of the next are taken.
+    pub(crate) fn scoped<R>(&mut self, f: impl FnOnce(&mut Scratch<'_>) -> R) -> R {
+        f(&mut Scratch {
+            rest: &mut *self.rest,
+        })
+    }
+}
+
 /// Bytes of `count` elements of `T`, or `None` on overflow. With buffers
 /// aligned to a machine word, as `malloc` and `size_t` arrays are, the
 /// arrays here need no padding, so the sums below are exact.
