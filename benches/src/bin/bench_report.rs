@@ -104,28 +104,9 @@ fn workloads() -> Vec<Workload> {
             implementations,
         })
     };
-    for name in [
-        "minimalloc-A",
-        "minimalloc-B",
-        "minimalloc-C",
-        "minimalloc-D",
-        "minimalloc-E",
-        "minimalloc-F",
-        "minimalloc-G",
-        "minimalloc-H",
-        "minimalloc-I",
-        "minimalloc-J",
-        "minimalloc-K",
-    ] {
-        add(name, Job::Offsets, name.ends_with('K'), OFFSETS);
-    }
-    for name in [
-        "mobilenet-v1",
-        "mobilenet-v2",
-        "mobilenet-v3-large",
-        "mobilenet-v3-small",
-    ] {
-        add(name, Job::Offsets, false, OFFSETS);
+    // MiniMalloc A-K and the networks; `--quick` runs K alone of them.
+    for name in ENGINE_TABLES {
+        add(name, Job::Offsets, name == "minimalloc-K", OFFSETS);
     }
     add("random-tensors-1k", Job::Offsets, true, OFFSETS);
     add("random-tensors-10k", Job::Offsets, true, OFFSETS);
@@ -549,6 +530,26 @@ fn speedup_verdict_of(
     )
 }
 
+/// The tables engines plan most, on which the greedy must never be slower
+/// than the literal planner (issue 21).
+const ENGINE_TABLES: [&str; 15] = [
+    "minimalloc-A",
+    "minimalloc-B",
+    "minimalloc-C",
+    "minimalloc-D",
+    "minimalloc-E",
+    "minimalloc-F",
+    "minimalloc-G",
+    "minimalloc-H",
+    "minimalloc-I",
+    "minimalloc-J",
+    "minimalloc-K",
+    "mobilenet-v1",
+    "mobilenet-v2",
+    "mobilenet-v3-large",
+    "mobilenet-v3-small",
+];
+
 fn targets(results: &Results) -> String {
     let mut out = String::new();
     for name in [
@@ -749,23 +750,7 @@ fn targets(results: &Results) -> String {
         "target ≥ 3x",
     );
     // Issue 21: the greedy is never slower than the literal planner.
-    for name in [
-        "minimalloc-A",
-        "minimalloc-B",
-        "minimalloc-C",
-        "minimalloc-D",
-        "minimalloc-E",
-        "minimalloc-F",
-        "minimalloc-G",
-        "minimalloc-H",
-        "minimalloc-I",
-        "minimalloc-J",
-        "minimalloc-K",
-        "mobilenet-v1",
-        "mobilenet-v2",
-        "mobilenet-v3-large",
-        "mobilenet-v3-small",
-    ] {
+    for name in ENGINE_TABLES {
         out += &speedup_verdict(
             results,
             "offsets",
@@ -777,26 +762,12 @@ fn targets(results: &Results) -> String {
     }
     // The heap-free form is the same greedy: never slower than the literal
     // planner either, on every table both run.
-    for name in [
-        "minimalloc-A",
-        "minimalloc-B",
-        "minimalloc-C",
-        "minimalloc-D",
-        "minimalloc-E",
-        "minimalloc-F",
-        "minimalloc-G",
-        "minimalloc-H",
-        "minimalloc-I",
-        "minimalloc-J",
-        "minimalloc-K",
-        "mobilenet-v1",
-        "mobilenet-v2",
-        "mobilenet-v3-large",
-        "mobilenet-v3-small",
+    let random = [
         "random-tensors-1k",
         "random-tensors-10k",
         "random-tensors-100k",
-    ] {
+    ];
+    for name in ENGINE_TABLES.into_iter().chain(random) {
         out += &speedup_verdict_of(
             results,
             "offsets (workspace form)",
