@@ -206,7 +206,7 @@ const DENSE_SCAN_UP_TO: usize = 8192;
 /// subtrees whose largest rank passes its position, visits the placed
 /// tensors that conflict with it and the nodes above them alone. The
 /// set-up, three sorts, gives each step its position too, so a placement
-/// searches nothing. Scratch: `planned` words and `n + 5 · planned`
+/// searches nothing. Scratch: `2 · planned` words and `n + 3 · planned`
 /// 32-bit indices, at most `3.5n` words.
 fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     tensors: &L,
