@@ -872,8 +872,9 @@ size_t aether_plan_offsets_workspace_size(size_t tensor_count);
  * errors as for `aether_plan_offsets`. Time O((n + E) log n) for E
  * conflicting pairs: above 128 tensors the placed tensors are found by a
  * max-tree of their last uses over the tensors sorted by first use; up to
- * 128 tensors, and dense tables up to 8192, by the spec's literal scan
- * (O(n^2 log n)). The workspace is 4 words per tensor either way.
+ * 128 tensors, on dense tables (at least one pair in 16 conflicting, one
+ * in 32 up to 1024 tensors) and on 32-bit targets, by the spec's literal
+ * scan (O(n^2 log n)). The workspace is 4 words per tensor either way.
  *
  * # Safety
  * As for `aether_plan_offsets`; `workspace` points to

@@ -17,9 +17,11 @@
 //! and ending at or after its first use, skipping every subtree that ends
 //! too early. The specification's literal scan remains for tables of at
 //! most [`SCAN_UP_TO`] tensors, whose set-up would cost more than it saves,
-//! for dense tables of at most [`DENSE_SCAN_UP_TO`] (where the scan's work
-//! is the pairs' and costs less than the walk's), and for `2^32` tensors or
-//! more, past the tree's 32-bit positions.
+//! for dense tables (where the scan's work is the pairs' and costs less
+//! than the walk's; past [`DENSE_SCAN_UP_TO`] tensors the pairs are
+//! counted before the scan is chosen), for `2^32` tensors or more, past
+//! the tree's 32-bit positions, and on targets of 32-bit words, where the
+//! tree's arrays would not fit the 4 words per tensor.
 //!
 //! Complexity: offsets in `O(n log n + Σ_i k_i log n)` time for `k_i`
 //! conflicting tensors placed before tensor `i`, `O((n + E) log n)` for
@@ -56,8 +58,9 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
 ) -> Result<usize, PlanError> {
     check_lifetimes(tensors)?;
     let n = tensors.count();
-    // The tree's positions and ranks are 32-bit.
-    if n <= SCAN_UP_TO || u32::try_from(n).is_err() {
+    // The tree's positions and ranks are 32-bit, and its arrays fit the
+    // workspace where a word holds two of them.
+    if n <= SCAN_UP_TO || u32::try_from(n).is_err() || usize::BITS < 64 {
         return scan_in(tensors, scratch, emit);
     }
     let planned = (0..n).filter(|&i| tensors.at(i).size > 0).count();
@@ -190,7 +193,7 @@ const DENSE_SCAN_UP_TO: usize = 8192;
 
 /// [`try_plan_offsets_in`] over a max-tree of the placed tensors' last
 /// uses, for `planned` tensors of non-zero size (more than
-/// [`SCAN_UP_TO`], fewer than `2^32` in all).
+/// [`SCAN_UP_TO`], fewer than `2^32` in all), on a target of 64-bit words.
 ///
 /// The planned tensors are sorted by first use (`by_first`; equal first
 /// uses in input order). A last use is kept as its rank among the first
@@ -581,8 +584,8 @@ mod tests {
             let tensors = table(&mut rng, n, round % 3, base);
             let main = crate::try_plan_offsets(&tensors).unwrap();
             let main = (main.offsets, main.arena_size);
-            // Dense shapes of up to 8192 tensors take the scan: the tree
-            // is also run on every one.
+            // Dense shapes take the scan: the tree is also run on every
+            // one.
             assert_eq!(
                 plan_in(&tensors).unwrap(),
                 main,
