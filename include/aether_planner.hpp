@@ -521,7 +521,7 @@ inline result<std::size_t> plan_offsets_in_workspace(const aether_tensor_lifetim
   std::size_t arena = 0;
   const aether_status status = aether_plan_offsets_in_workspace(
       tensors, tensor_count, workspace, workspace_size, offsets_out, &arena);
-  if (status != AETHER_STATUS_OK) return result<std::size_t>(detail::status_only(status));
+  if (status != AETHER_STATUS_OK) return detail::failure<std::size_t>(detail::status_only(status));
   return arena;
 }
 
@@ -536,7 +536,7 @@ inline result<std::size_t> peak_live_bytes_in_workspace(const aether_tensor_life
   std::size_t peak = 0;
   const aether_status status =
       aether_peak_live_bytes_in_workspace(tensors, tensor_count, workspace, workspace_size, &peak);
-  if (status != AETHER_STATUS_OK) return result<std::size_t>(detail::status_only(status));
+  if (status != AETHER_STATUS_OK) return detail::failure<std::size_t>(detail::status_only(status));
   return peak;
 }
 
@@ -554,7 +554,7 @@ inline result<std::size_t> transitive_reduction_in_workspace(
   const aether_status status =
       aether_transitive_reduction_in_workspace(node_count, edges, edge_count, workspace,
                                                workspace_size, edges_out, edges_out_capacity, &count);
-  if (status != AETHER_STATUS_OK) return result<std::size_t>(detail::status_only(status));
+  if (status != AETHER_STATUS_OK) return detail::failure<std::size_t>(detail::status_only(status));
   return count;
 }
 

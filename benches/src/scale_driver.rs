@@ -14,6 +14,9 @@
 use std::io::BufRead;
 use std::time::{Duration, Instant};
 
+use aether_planner::ffi::{
+    aether_plan_offsets_in_workspace, aether_plan_offsets_workspace_size, aether_tensor_lifetime,
+};
 use aether_planner::{
     try_peak_live_bytes, try_plan_offsets_with, PlanOptions, Strategy, TensorLifetime,
 };
@@ -82,12 +85,20 @@ fn resident_kib(key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// `run FILE greedy|heuristic|search [BUDGET_MS]`: one measurement.
+/// `run FILE greedy|heuristic|search|workspace [BUDGET_MS]`: one
+/// measurement.
 pub fn run(args: &[String]) {
     let (path, strategy) = (&args[0], args[1].as_str());
     let tensors = read_csv(path);
+    let peak = try_peak_live_bytes(&tensors).expect("valid table");
+    // Restart the peak at the current resident memory (Linux: "5" resets
+    // VmHWM), so that rss_kib is the call's peak over the table, not the
+    // reading's or the peak computation's; where it fails the peak is the
+    // whole run's, an overestimate.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let input_kib = resident_kib("VmRSS:");
     if strategy == "workspace" {
-        return run_in_workspace(&tensors);
+        return run_in_workspace(&tensors, peak, input_kib);
     }
     let strategy = match strategy {
         "greedy" => Strategy::Greedy,
@@ -107,13 +118,6 @@ pub fn run(args: &[String]) {
         options.budget.time = time;
         options
     };
-    let peak = try_peak_live_bytes(&tensors).expect("valid table");
-    // Restart the peak at the current resident memory (Linux: "5" resets
-    // VmHWM), so that rss_kib is the call's peak over the table, not the
-    // reading's or the peak computation's; where it fails the peak is the
-    // whole run's, an overestimate.
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-    let input_kib = resident_kib("VmRSS:");
     let started = Instant::now();
     let report = try_plan_offsets_with(&tensors, &options).expect("a plan");
     let seconds = started.elapsed().as_secs_f64();
@@ -138,43 +142,14 @@ pub fn run(args: &[String]) {
 /// workspace and the offsets are made (and counted in the memory) first, as
 /// an engine that allocates nothing at run time holds them. Its lower bound
 /// is the peak; it proves nothing.
-fn run_in_workspace(tensors: &[TensorLifetime]) {
-    use aether_planner::ffi::{
-        aether_plan_offsets_in_workspace, aether_plan_offsets_workspace_size,
-        aether_tensor_lifetime,
-    };
-    let table: Vec<aether_tensor_lifetime> = tensors
-        .iter()
-        .map(|t| aether_tensor_lifetime {
-            size: t.size,
-            first_use: t.first_use,
-            last_use: t.last_use,
-        })
-        .collect();
-    let peak = try_peak_live_bytes(tensors).expect("valid table");
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-    let input_kib = resident_kib("VmRSS:");
-    let n = table.len();
-    let bytes = aether_plan_offsets_workspace_size(n);
-    let mut workspace = vec![0u64; bytes.div_ceil(8)];
-    let mut offsets = vec![0usize; n];
-    let mut arena = 0usize;
+fn run_in_workspace(tensors: &[TensorLifetime], peak: usize, input_kib: u64) {
+    let table = c_table(tensors);
+    let mut workspace = vec![0u64; workspace_words(table.len())];
+    let mut offsets = vec![0usize; table.len()];
     let started = Instant::now();
-    // SAFETY: every pointer covers what the call reads or writes, and none
-    // overlaps another.
-    let status = unsafe {
-        aether_plan_offsets_in_workspace(
-            table.as_ptr(),
-            n,
-            workspace.as_mut_ptr().cast(),
-            bytes,
-            offsets.as_mut_ptr(),
-            &mut arena,
-        )
-    };
+    let arena = plan_in_workspace(&table, &mut workspace, &mut offsets);
     let seconds = started.elapsed().as_secs_f64();
     let rss_kib = resident_kib("VmHWM:");
-    assert_eq!(status, 0, "aether_plan_offsets_in_workspace failed");
     print_run(
         tensors,
         peak,
@@ -183,6 +158,51 @@ fn run_in_workspace(tensors: &[TensorLifetime]) {
         (rss_kib, input_kib),
         &offsets,
     );
+}
+
+/// `tensors` as the C API's array.
+pub fn c_table(tensors: &[TensorLifetime]) -> Vec<aether_tensor_lifetime> {
+    tensors
+        .iter()
+        .map(|t| aether_tensor_lifetime {
+            size: t.size,
+            first_use: t.first_use,
+            last_use: t.last_use,
+        })
+        .collect()
+}
+
+/// The words of the workspace `aether_plan_offsets_in_workspace` needs for
+/// `tensor_count` tensors.
+pub fn workspace_words(tensor_count: usize) -> usize {
+    aether_plan_offsets_workspace_size(tensor_count).div_ceil(8)
+}
+
+/// `aether_plan_offsets_in_workspace` over `table`, into `offsets` (one per
+/// tensor), in `workspace` ([`workspace_words`] words): the arena. Panics if
+/// the call fails.
+pub fn plan_in_workspace(
+    table: &[aether_tensor_lifetime],
+    workspace: &mut [u64],
+    offsets: &mut [usize],
+) -> usize {
+    let n = table.len();
+    assert!(offsets.len() == n && workspace.len() >= workspace_words(n));
+    let mut arena = 0usize;
+    // SAFETY: the table, the workspace and the offsets cover what the call
+    // reads or writes (checked above), and none overlaps another.
+    let status = unsafe {
+        aether_plan_offsets_in_workspace(
+            table.as_ptr(),
+            n,
+            workspace.as_mut_ptr().cast(),
+            aether_plan_offsets_workspace_size(n),
+            offsets.as_mut_ptr(),
+            &mut arena,
+        )
+    };
+    assert_eq!(status, 0, "aether_plan_offsets_in_workspace failed");
+    arena
 }
 
 /// Prints one run's line: the table's size and pairs, the peak, the plan's

@@ -522,19 +522,18 @@ mod tests {
         ) -> Result<usize, PlanError>,
     ) -> Result<(Vec<usize>, usize), PlanError> {
         let n = tensors.len();
-        let bytes = plan_offsets_scratch_bytes(n).unwrap();
-        let mut words = vec![MaybeUninit::<u64>::uninit(); bytes / 8];
-        // SAFETY: u64 storage viewed as bytes keeps the word alignment.
-        let raw = unsafe {
-            core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<MaybeUninit<u8>>(), bytes)
-        };
+        let mut words = words(plan_offsets_scratch_bytes(n).unwrap());
         let mut offsets = vec![None; n];
-        let arena = plan(tensors, &mut Scratch::new(raw), &mut |i, offset| {
-            assert!(
-                offsets[i].replace(offset).is_none(),
-                "tensor {i} emitted twice"
-            );
-        })?;
+        let arena = plan(
+            tensors,
+            &mut Scratch::new(bytes(&mut words)),
+            &mut |i, offset| {
+                assert!(
+                    offsets[i].replace(offset).is_none(),
+                    "tensor {i} emitted twice"
+                );
+            },
+        )?;
         Ok((
             offsets
                 .into_iter()
@@ -542,6 +541,18 @@ mod tests {
                 .collect(),
             arena,
         ))
+    }
+
+    /// Word-aligned room for `bytes` bytes (a multiple of 8).
+    fn words(bytes: usize) -> Vec<MaybeUninit<u64>> {
+        vec![MaybeUninit::uninit(); bytes / 8]
+    }
+
+    /// `words` as the bytes a [`Scratch`] carves.
+    fn bytes(words: &mut [MaybeUninit<u64>]) -> &mut [MaybeUninit<u8>] {
+        // SAFETY: u64 storage viewed as bytes keeps the word alignment and
+        // covers `8 · len` bytes, which the result borrows alone.
+        unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() * 8) }
     }
 
     /// A table of `n` tensors of the shape `shape` picks: short lifetimes
@@ -615,16 +626,10 @@ mod tests {
                 .filter(|&(i, j)| live[i].overlaps(live[j]))
                 .count();
             let all = planned * (planned - 1) / 2;
-            let mut words = vec![MaybeUninit::<u64>::uninit(); 2 * planned];
-            // SAFETY: u64 storage viewed as bytes keeps the word alignment.
-            let raw = unsafe {
-                core::slice::from_raw_parts_mut(
-                    words.as_mut_ptr().cast::<MaybeUninit<u8>>(),
-                    16 * planned,
-                )
-            };
+            let mut words = words(16 * planned);
             for one_in in [1, 2, 16, 32] {
-                let counted = pairs_at_least(&tensors[..], planned, &mut Scratch::new(raw), one_in);
+                let scratch = &mut Scratch::new(bytes(&mut words));
+                let counted = pairs_at_least(&tensors[..], planned, scratch, one_in);
                 assert_eq!(
                     counted,
                     pairs * one_in >= all,
@@ -674,33 +679,12 @@ mod tests {
         ];
         for text in files {
             let tensors = minimalloc(text);
-            let n = tensors.len();
-            let mut bytes =
-                vec![MaybeUninit::<u64>::uninit(); plan_offsets_scratch_bytes(n).unwrap() / 8];
-            // SAFETY: u64 storage viewed as bytes keeps the word alignment.
-            let raw = unsafe {
-                core::slice::from_raw_parts_mut(
-                    bytes.as_mut_ptr().cast::<MaybeUninit<u8>>(),
-                    n * 32,
-                )
-            };
-            let mut offsets = vec![usize::MAX; n];
-            let arena = try_plan_offsets_in(&tensors[..], &mut Scratch::new(raw), |i, offset| {
-                offsets[i] = offset
-            })
-            .unwrap();
             let main = crate::try_plan_offsets(&tensors).unwrap();
-            assert_eq!((offsets, arena), (main.offsets, main.arena_size));
+            assert_eq!(plan_in(&tensors).unwrap(), (main.offsets, main.arena_size));
 
-            let mut bytes = vec![MaybeUninit::<u64>::uninit(); 4 * n];
-            // SAFETY: as above.
-            let raw = unsafe {
-                core::slice::from_raw_parts_mut(
-                    bytes.as_mut_ptr().cast::<MaybeUninit<u8>>(),
-                    n * 32,
-                )
-            };
-            let peak = try_peak_live_bytes_in(&tensors[..], &mut Scratch::new(raw)).unwrap();
+            let mut words = words(peak_live_bytes_scratch_bytes(tensors.len()).unwrap());
+            let scratch = &mut Scratch::new(bytes(&mut words));
+            let peak = try_peak_live_bytes_in(&tensors[..], scratch).unwrap();
             assert_eq!(peak, crate::try_peak_live_bytes(&tensors).unwrap());
         }
     }

@@ -47,9 +47,7 @@ impl<'a> Scratch<'a> {
         // lasts 'a and nothing else refers to these bytes.
         Ok(unsafe { core::slice::from_raw_parts_mut(ptr, count) })
     }
-}
 
-impl Scratch<'_> {
     /// Runs `f` over the rest of the buffer, which is whole again when `f`
     /// returns: scratch for a first step whose arrays are dropped before the
     /// arrays of the next are taken.

@@ -16,14 +16,16 @@ use std::time::Duration;
 
 use aether_bench::measure::{measure, median, Runs, Sample};
 use aether_bench::{floors, literal, peers, workloads};
-use aether_planner::ffi::{
-    aether_edge, aether_plan_offsets_in_workspace, aether_plan_offsets_workspace_size,
-    aether_tensor_lifetime, aether_transitive_reduction, AETHER_STATUS_OK,
-};
+use aether_planner::ffi::{aether_edge, aether_transitive_reduction};
 use aether_planner::{
     islands, plan_offsets, transitive_reduction, try_plan_offsets_with,
     try_transitive_reduction_with_budget, PlanOptions, TensorLifetime,
 };
+
+/// The workspace form's call, shared with the scale benchmark.
+#[path = "../scale_driver.rs"]
+#[allow(dead_code)]
+mod driver;
 
 /// The three jobs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -258,34 +260,11 @@ fn run_case(name: &str, implementation: &str, quick: bool) {
         (Input::Tensors(tensors), "library-workspace") => {
             // The C entry point over a workspace and outputs made untimed,
             // as an engine that allocates nothing at run time holds them.
-            let table: Vec<aether_tensor_lifetime> = tensors
-                .iter()
-                .map(|t| aether_tensor_lifetime {
-                    size: t.size,
-                    first_use: t.first_use,
-                    last_use: t.last_use,
-                })
-                .collect();
-            let n = table.len();
-            let bytes = aether_plan_offsets_workspace_size(n);
-            let mut workspace = vec![0u64; bytes.div_ceil(8)];
-            let mut offsets = vec![0usize; n];
+            let table = driver::c_table(&tensors);
+            let mut workspace = vec![0u64; driver::workspace_words(table.len())];
+            let mut offsets = vec![0usize; table.len()];
             measure(runs, || {
-                let mut arena = 0usize;
-                // SAFETY: every pointer covers the count the call reads or
-                // writes, and no two of them overlap.
-                let status = unsafe {
-                    aether_plan_offsets_in_workspace(
-                        table.as_ptr(),
-                        n,
-                        workspace.as_mut_ptr().cast(),
-                        bytes,
-                        offsets.as_mut_ptr(),
-                        &mut arena,
-                    )
-                };
-                assert_eq!(status, AETHER_STATUS_OK);
-                arena
+                driver::plan_in_workspace(&table, &mut workspace, &mut offsets)
             })
         }
         (Input::Tensors(tensors), "literal") => {
