@@ -26,8 +26,12 @@ use crate::sys::pages::prefetch;
 /// - its range in `within[v]` at every node `v` on the path from its first
 ///   bucket to the root;
 /// - its range at each canonical node `v` of the buckets it covers whole: in
-///   `stored[v]` if `v` is lower than `cover_height`, otherwise in
-///   `cover[c]` of every node `c` at `cover_height` below `v`.
+///   `stored[v]` if `v` is lower than `cover_height`, otherwise, in effect,
+///   in `cover[c]` of every node `c` at `cover_height` below `v`. Above that
+///   height the range waits in `lazy[v]`, and a query pushes the waiting
+///   ranges down the path to the one cover it reads (both children of each
+///   node on the way receive them): a range reaches a cover only once a
+///   query reads it, together with those pushed with it, coalesced.
 ///
 /// A query lifetime `Q` meets `P` iff `P` starts in `Q` or `P` is live where
 /// `Q` starts, and each case is found:
@@ -94,6 +98,13 @@ pub(crate) struct PlacedIndex {
     within_levels: u32,
     stored_until: Vec<u32>,
     cover_until: Vec<u32>,
+    /// By node above `cover_height` (node 1 is the root): ranges added to
+    /// the covers below the node that have not yet been pushed down.
+    lazy: Vec<Union>,
+    /// The last step whose query reads a cover below each such node.
+    lazy_until: Vec<u32>,
+    /// No tensor planned is smaller (the `useful` of every insertion).
+    useful: usize,
     /// Scratch for one query's ranges, sorted by start in runs that end at
     /// `runs` (after a leading 0), and for merging them.
     blocks: Vec<(usize, usize)>,
@@ -147,6 +158,51 @@ struct Raw {
 struct Union(Vec<(usize, usize)>);
 
 impl Union {
+    /// Adds the ranges of `other` (sorted by start), as [`Self::add`] of
+    /// each in turn would: one by one when they are few against this
+    /// union's length, else in one merge written to `scratch`, which then
+    /// takes this union's old storage.
+    fn merge_from(
+        &mut self,
+        other: &[(usize, usize)],
+        useful: usize,
+        scratch: &mut Vec<(usize, usize)>,
+    ) -> Result<(), PlanError> {
+        if other.len() <= 2 || other.len() * 16 <= self.0.len() {
+            for &range in other {
+                self.add(range, useful)?;
+            }
+            return Ok(());
+        }
+        let mut out = core::mem::take(scratch);
+        out.clear();
+        out.try_reserve(self.0.len() + other.len())
+            .map_err(|_| PlanError::OutOfMemory {
+                bytes: (self.0.len() + other.len()).saturating_mul(16),
+            })?;
+        let (a, b) = (&self.0, other);
+        let (mut i, mut j) = (0, 0);
+        let useful = useful.max(1);
+        while i < a.len() || j < b.len() {
+            let next = if j == b.len() || (i < a.len() && a[i].0 <= b[j].0) {
+                i += 1;
+                a[i - 1]
+            } else {
+                j += 1;
+                b[j - 1]
+            };
+            match out.last_mut() {
+                Some(last) if next.0 <= last.1 || next.0 - last.1 < useful => {
+                    last.1 = last.1.max(next.1)
+                }
+                None if next.0 < useful => out.push((0, next.1)),
+                _ => out.push(next),
+            }
+        }
+        *scratch = core::mem::replace(&mut self.0, out);
+        Ok(())
+    }
+
     /// Adds `[start, end)` (non-empty), merging what it meets, touches, or
     /// leaves a gap shorter than `useful` bytes to: when no tensor still to
     /// be placed is smaller than `useful`, such a gap, and every gap lying
@@ -519,18 +575,27 @@ fn bucket_bits(ranks: &[(usize, usize)], rank_count: usize) -> Result<u32, PlanE
     Ok(best)
 }
 
-/// Cover additions a tensor costs on average at most: bounds the covers'
-/// total length to this many ranges per tensor. Each level the covers sit
-/// lower spares every query one stored union to merge, which on tables of
-/// long lifetimes (a training step's activations) costs more than the
-/// additions it takes; there most additions go on top of a union and cost
-/// no search. The stored unions a query merges hold up to `2^height`
-/// lifetimes, so a budget too low lets them grow with the table.
+/// Cover additions a tensor costs on average at most, were they made at
+/// once: below [`COVER_HEIGHT_AT_MOST`], the covers sit at the lowest
+/// height where this bound holds.
 const COVER_ADDS_PER_TENSOR: usize = 128;
 
-/// The lowest cover height at which the covers' additions stay within
-/// [`COVER_ADDS_PER_TENSOR`] per tensor: a canonical node adds one per cover
-/// node below it, and the buckets a lifetime covers whole bound those.
+/// The height the covers never sit above. The stored unions a query merges
+/// hold up to `2^height` lifetimes, so covers high up let every query's
+/// work grow with the table (a training step's activations); pushed down
+/// lazily, the covers' additions are far fewer than the bound of
+/// [`COVER_ADDS_PER_TENSOR`] counts, as the ranges pushed together coalesce
+/// (a training step's activations are placed on top of one another). The
+/// value comes from side-by-side timings of the training step from 64k to
+/// 4M tensors (the best height was 3 or 4 at every size, 0 took twice as
+/// long).
+const COVER_HEIGHT_AT_MOST: u32 = 3;
+
+/// The cover height: the lowest at which the covers' additions, were they
+/// made at once, stay within [`COVER_ADDS_PER_TENSOR`] per tensor (a
+/// canonical node adds one per cover node below it, and the buckets a
+/// lifetime covers whole bound those), but at most
+/// [`COVER_HEIGHT_AT_MOST`].
 fn cover_height(ranks: &[(usize, usize)], rank_count: usize, bucket_bits: u32) -> u32 {
     let mask = (1usize << bucket_bits) - 1;
     let covered = ranks.iter().fold(0usize, |sum, &(first, last)| {
@@ -546,7 +611,7 @@ fn cover_height(ranks: &[(usize, usize)], rank_count: usize, bucket_bits: u32) -
     while height < levels && (covered >> height) > budget {
         height += 1;
     }
-    height
+    height.min(COVER_HEIGHT_AT_MOST)
 }
 
 impl PlacedIndex {
@@ -647,6 +712,19 @@ impl PlacedIndex {
         within.resize_with(within_nodes, Union::default);
         let mut cover = fallible::with_capacity(cover_base)?;
         cover.resize_with(cover_base, Union::default);
+        let mut lazy_until = fallible::filled(cover_base, 0u32)?;
+        for node in (1..cover_base).rev() {
+            let child = |c: usize| {
+                if c >= cover_base {
+                    cover_until[c - cover_base]
+                } else {
+                    lazy_until[c]
+                }
+            };
+            lazy_until[node] = child(2 * node).max(child(2 * node + 1));
+        }
+        let mut lazy = fallible::with_capacity(cover_base)?;
+        lazy.resize_with(cover_base, Union::default);
         Ok(PlacedIndex {
             raw_fill: fallible::collect(raw_buckets, raw_start[..raw_buckets].iter().copied())?,
             raw: fallible::filled(raw_start[raw_buckets], Raw::default())?,
@@ -662,6 +740,9 @@ impl PlacedIndex {
             within_levels,
             stored_until,
             cover_until,
+            lazy,
+            lazy_until,
+            useful: 0,
             blocks: Vec::new(),
             runs: Vec::new(),
             merged: Vec::new(),
@@ -709,9 +790,11 @@ impl PlacedIndex {
         let (low, high) = self.whole_buckets((first, last));
         let (buckets, height) = (self.buckets, self.cover_height);
         let cover_base = buckets >> height;
+        self.useful = useful;
         let (within, stored, cover) = (&mut self.within, &mut self.stored, &mut self.cover);
         let (within_until, stored_until, cover_until) =
             (&self.within_until, &self.stored_until, &self.cover_until);
+        let (lazy, lazy_until) = (&mut self.lazy, &self.lazy_until);
         canonical_nodes(buckets, low, high, |node| {
             if result.is_err() {
                 return;
@@ -720,12 +803,11 @@ impl PlacedIndex {
             if above < height {
                 result = stored[node].add_if_read(stored_until[node], step, range, useful);
             } else {
-                let shift = above - height;
-                for block in (node << shift)..((node + 1) << shift) {
-                    let at = block - cover_base;
-                    if result.is_ok() {
-                        result = cover[at].add_if_read(cover_until[at], step, range, useful);
-                    }
+                if above == height {
+                    let at = node - cover_base;
+                    result = cover[at].add_if_read(cover_until[at], step, range, useful);
+                } else {
+                    result = lazy[node].add_if_read(lazy_until[node], step, range, useful);
                 }
             }
         });
@@ -864,6 +946,43 @@ impl PlacedIndex {
         })
     }
 
+    /// Pushes the ranges waiting above the cover the query at `step` reads
+    /// down the path to it, to both children of each node on the way (a
+    /// union no query from `step` on reads is freed instead).
+    fn push_down(&mut self, step: usize) -> Result<(), PlanError> {
+        let cover_base = self.buckets >> self.cover_height;
+        if cover_base <= 1 {
+            return Ok(());
+        }
+        let first_bucket = self.ranks[step].0 >> self.bucket_bits;
+        let target = (self.buckets + first_bucket) >> self.cover_height;
+        let useful = self.useful;
+        for k in (1..=target.ilog2()).rev() {
+            let node = target >> k;
+            if self.lazy[node].0.is_empty() {
+                continue;
+            }
+            let ranges = core::mem::take(&mut self.lazy[node].0);
+            for child in [2 * node, 2 * node + 1] {
+                let (union, until) = if child >= cover_base {
+                    let at = child - cover_base;
+                    (&mut self.cover[at], self.cover_until[at])
+                } else {
+                    (&mut self.lazy[child], self.lazy_until[child])
+                };
+                if until == u32::MAX || until as usize >= step {
+                    union.merge_from(&ranges, useful, &mut self.merged)?;
+                } else if !union.0.is_empty() {
+                    union.0 = Vec::new();
+                }
+            }
+            let mut ranges = ranges;
+            ranges.clear();
+            self.lazy[node].0 = ranges;
+        }
+        Ok(())
+    }
+
     /// One query for the tensor placed at `step`, on the index's scratch:
     /// the conflicts are gathered ([`Self::conflicts`]), then `finish`
     /// reads them (the gathered runs, the merge's scratch and run bounds,
@@ -882,6 +1001,7 @@ impl PlacedIndex {
             bool,
         ) -> Result<(T, Option<usize>), PlanError>,
     ) -> Result<T, PlanError> {
+        self.push_down(step)?;
         let mut blocks = core::mem::take(&mut self.blocks);
         let mut runs = core::mem::take(&mut self.runs);
         let mut merged = core::mem::take(&mut self.merged);
@@ -1084,6 +1204,47 @@ mod tests {
                     super::super::best_fit(&mut oracle, size)
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_merge_of_ranges_is_their_additions_in_turn() {
+        let mut rng = crate::rng::XorShift(0x5EED_0024);
+        let mut next = move |bound: usize| rng.below(bound);
+        let mut scratch = Vec::new();
+        for _ in 0..3000 {
+            let useful = 1 + next(12);
+            let union = |count: usize, next: &mut dyn FnMut(usize) -> usize| {
+                let mut union = Union::default();
+                for _ in 0..count {
+                    let start = next(400);
+                    union.add((start, start + 1 + next(25)), useful).unwrap();
+                }
+                union
+            };
+            // Long and short on either side, so both ways of merging run.
+            let (left, right) = (next(60), next(60));
+            let mut merged = union(left, &mut next);
+            // The ranges added: a union's, or any sorted by start.
+            let other = match next(2) {
+                0 => union(right, &mut next).0,
+                _ => {
+                    let mut ranges: Vec<(usize, usize)> = (0..right)
+                        .map(|_| {
+                            let start = next(400);
+                            (start, start + 1 + next(25))
+                        })
+                        .collect();
+                    ranges.sort_unstable_by_key(|&(start, _)| start);
+                    ranges
+                }
+            };
+            let mut added = Union(merged.0.clone());
+            for &range in &other {
+                added.add(range, useful).unwrap();
+            }
+            merged.merge_from(&other, useful, &mut scratch).unwrap();
+            assert_eq!(merged.0, added.0, "useful {useful}");
         }
     }
 
