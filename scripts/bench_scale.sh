@@ -183,10 +183,11 @@ out=docs/scale.md
   echo
   echo "Greedy memory: the index holds \`O(n)\` arrays (two raw entries per tensor, a tree over its"
   echo "endpoint ranks) and coalesced unions of byte ranges. A placed range enters the unions of its end"
-  echo "paths (the walk stops at the first that already covers it) and of its canonical nodes, so the"
-  echo "unions are \`O(n log n)\` ranges at worst; unions no later placement reads are dropped. The table's"
-  echo "figures are the whole process during the call, the table included (its CSV text is read line by"
-  echo "line and the peak restarted before the call)."
+  echo "paths (the walk stops at the first that already covers it) and of its canonical nodes, or, above"
+  echo "a few levels, the covers below those nodes as queries reach them (at most 2,048 per tensor on"
+  echo "average), so the unions are \`O(n log n)\` ranges at worst; unions no later placement reads are"
+  echo "dropped. The table's figures are the whole process during the call, the table included (its"
+  echo "CSV text is read line by line and the peak restarted before the call)."
   echo
   echo "## The scaling sweep"
   echo

@@ -575,43 +575,56 @@ fn bucket_bits(ranks: &[(usize, usize)], rank_count: usize) -> Result<u32, PlanE
     Ok(best)
 }
 
-/// Cover additions a tensor costs on average at most, were they made at
-/// once: below [`COVER_HEIGHT_AT_MOST`], the covers sit at the lowest
-/// height where this bound holds.
+/// Cover additions a tensor costs on average at most, were they all made
+/// (a canonical node adds one per cover node below it): below
+/// [`COVER_HEIGHT_AT_MOST`], the covers sit at the lowest height where
+/// this bound holds.
 const COVER_ADDS_PER_TENSOR: usize = 128;
 
-/// The height the covers never sit above. The stored unions a query merges
-/// hold up to `2^height` lifetimes, so covers high up let every query's
-/// work grow with the table (a training step's activations); pushed down
-/// lazily, the covers' additions are far fewer than the bound of
-/// [`COVER_ADDS_PER_TENSOR`] counts, as the ranges pushed together coalesce
-/// (a training step's activations are placed on top of one another). The
-/// value comes from side-by-side timings of the training step from 64k to
-/// 4M tensors (the best height was 3 or 4 at every size, 0 took twice as
-/// long).
+/// The height the covers sit at most, unless [`COVER_ADDS_AT_MOST`] needs
+/// them higher. The stored unions a query merges hold up to `2^height`
+/// lifetimes, so covers high up let every query's work grow with the table
+/// (a training step's activations). Pushed down lazily, the covers take
+/// far fewer additions than [`COVER_ADDS_PER_TENSOR`] counts: the ranges
+/// pushed together coalesce (a training step's activations are placed on
+/// top of one another). The value comes from side-by-side timings of the
+/// training step from 64k to 4M tensors: the best height was 3 or 4 at
+/// every size, and 0 took about twice as long.
 const COVER_HEIGHT_AT_MOST: u32 = 3;
 
+/// Cover additions a tensor may cost on average, were they all made: the
+/// covers sit at least as high as this bound needs, whatever
+/// [`COVER_HEIGHT_AT_MOST`] says. It bounds the memory of the covers and of
+/// the ranges waiting above them at 16 bytes times this many ranges per
+/// tensor: a lifetime's range is in at most one union on each path from
+/// its canonical nodes down to a cover.
+const COVER_ADDS_AT_MOST: usize = 2048;
+
 /// The cover height: the lowest at which the covers' additions, were they
-/// made at once, stay within [`COVER_ADDS_PER_TENSOR`] per tensor (a
-/// canonical node adds one per cover node below it, and the buckets a
-/// lifetime covers whole bound those), but at most
-/// [`COVER_HEIGHT_AT_MOST`].
+/// all made, stay within [`COVER_ADDS_PER_TENSOR`] per tensor (the buckets a
+/// lifetime covers whole bound them), but at most [`COVER_HEIGHT_AT_MOST`],
+/// and never lower than where they stay within [`COVER_ADDS_AT_MOST`].
 fn cover_height(ranks: &[(usize, usize)], rank_count: usize, bucket_bits: u32) -> u32 {
     let mask = (1usize << bucket_bits) - 1;
     let covered = ranks.iter().fold(0usize, |sum, &(first, last)| {
         let (low, high) = ((first + mask) >> bucket_bits, (last + 1) >> bucket_bits);
         sum.saturating_add(high.saturating_sub(low))
     });
-    let budget = ranks.len().max(1).saturating_mul(COVER_ADDS_PER_TENSOR);
     let levels = rank_count
         .div_ceil(1 << bucket_bits)
         .next_power_of_two()
         .trailing_zeros();
-    let mut height = 0;
-    while height < levels && (covered >> height) > budget {
-        height += 1;
-    }
-    height.min(COVER_HEIGHT_AT_MOST)
+    let lowest_within = |per_tensor: usize| {
+        let budget = ranks.len().max(1).saturating_mul(per_tensor);
+        let mut height = 0;
+        while height < levels && (covered >> height) > budget {
+            height += 1;
+        }
+        height
+    };
+    lowest_within(COVER_ADDS_PER_TENSOR)
+        .min(COVER_HEIGHT_AT_MOST)
+        .max(lowest_within(COVER_ADDS_AT_MOST))
 }
 
 impl PlacedIndex {
@@ -1203,6 +1216,66 @@ mod tests {
                     super::super::best_fit_sorted(sorted, size),
                     super::super::best_fit(&mut oracle, size)
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn the_covers_sit_low_but_within_their_memory_bound() {
+        // The cover blocks inside the buckets each lifetime covers whole:
+        // the covers' additions, were they all made.
+        fn additions(ranks: &[(usize, usize)], bucket_bits: u32, height: u32) -> usize {
+            let block = 1usize << (bucket_bits + height);
+            let mut count = 0;
+            for &(first, last) in ranks {
+                // The buckets covered whole, in ranks: `[start, end)`.
+                let start = first.div_ceil(1 << bucket_bits) << bucket_bits;
+                let end = (last + 1) >> bucket_bits << bucket_bits;
+                count += (end / block).saturating_sub(start.div_ceil(block));
+            }
+            count
+        }
+        let mut rng = crate::rng::XorShift(0x5EED_0025);
+        for &(n, long) in &[
+            (300, 0),
+            (300, 1),
+            (2000, 4),
+            (5000, 10),
+            (20000, 30),
+            (40000, 40),
+        ] {
+            // `long` in 40 lifetimes span most of the timeline.
+            let ranks: Vec<(usize, usize)> = (0..n)
+                .map(|_| {
+                    let first = rng.below(2 * n);
+                    let span = if rng.below(40) < long { 2 * n } else { 8 };
+                    (first, (first + rng.below(span)).min(2 * n - 1))
+                })
+                .collect();
+            for bucket_bits in [0, 2, 4] {
+                let height = cover_height(&ranks, 2 * n, bucket_bits);
+                let levels = (2 * n)
+                    .div_ceil(1 << bucket_bits)
+                    .next_power_of_two()
+                    .ilog2();
+                let adds = |h: u32| additions(&ranks, bucket_bits, h);
+                let case = (n, long, bucket_bits, height);
+                // The function counts whole buckets, `n` more at most than
+                // the cover blocks inside them.
+                assert!(
+                    height == levels || adds(height) <= COVER_ADDS_AT_MOST * n,
+                    "{case:?}"
+                );
+                let low = COVER_HEIGHT_AT_MOST.min(levels);
+                if adds(low) + n <= COVER_ADDS_AT_MOST * n {
+                    assert!(height <= low, "{case:?}");
+                }
+                if height > 0 && height <= COVER_HEIGHT_AT_MOST {
+                    assert!(adds(height - 1) + n > COVER_ADDS_PER_TENSOR * n, "{case:?}");
+                }
+                if height < low {
+                    assert!(adds(height) <= COVER_ADDS_PER_TENSOR * n, "{case:?}");
+                }
             }
         }
     }

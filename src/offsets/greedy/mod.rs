@@ -59,8 +59,9 @@
 //! `g_i` ranges (at most one per conflicting placed tensor plus `O(log n)`
 //! unions' worth, usually far fewer than its conflicts) and its insertion
 //! shifts `a_i` ranges of the unions it changes; `O(n² log n)` at worst.
-//! Memory: `O(n log n)` ranges at worst (a tensor's range in `O(log n)`
-//! unions), far fewer when they coalesce; see [`index`]. The direct scans:
+//! Memory: `O(n log n)` ranges at worst (a tensor's range in the `O(log n)`
+//! unions of its end paths and canonical nodes, and in at most 2,048 covers
+//! on average), far fewer when they coalesce; see [`index`]. The direct scans:
 //! `O(n²)` time (bounded by the thresholds above), `O(n)` memory. The bit
 //! sets: `O(n² / 64 + n log n + Σ_i k_i log k_i)` time for `k_i`
 //! conflicts, `O(n² / 64)` memory (bounded by [`BITS_UP_TO`]). The
