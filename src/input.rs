@@ -45,6 +45,9 @@ pub(crate) trait InputList {
     fn count(&self) -> usize;
     /// Element `i < count()`.
     fn at(&self, i: usize) -> Self::Item;
+    /// Asks the cache for element `i` (any index); a hint only.
+    #[inline(always)]
+    fn prefetch(&self, _i: usize) {}
 }
 
 impl InputList for [(usize, usize)] {
@@ -68,6 +71,10 @@ impl InputList for [TensorLifetime] {
     #[inline(always)]
     fn at(&self, i: usize) -> TensorLifetime {
         self[i]
+    }
+    #[inline(always)]
+    fn prefetch(&self, i: usize) {
+        crate::sys::pages::prefetch_address(self.as_ptr().wrapping_add(i));
     }
 }
 

@@ -131,6 +131,12 @@ impl<T: Copy> RawInput<T> {
         // SAFETY: `new`'s contract, and `i < count`.
         unsafe { self.ptr.add(i).read() }
     }
+
+    /// Asks the cache for element `i` (any index); a hint only.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, i: usize) {
+        crate::sys::pages::prefetch_address(self.ptr.wrapping_add(i));
+    }
 }
 
 /// A checked output array as a slice; empty when `count` is 0.

@@ -159,6 +159,9 @@ impl InputList for RawInput<aether_tensor_lifetime> {
     fn at(&self, i: usize) -> TensorLifetime {
         tensor_of(self.get(i))
     }
+    fn prefetch(&self, i: usize) {
+        RawInput::prefetch(self, i);
+    }
 }
 
 unsafe fn compute_plan(

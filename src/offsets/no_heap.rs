@@ -204,10 +204,13 @@ const DENSE_SCAN_UP_TO: usize = 8192;
 /// do), so these ranks, below `2^32` whatever the node indices, decide
 /// every overlap. Position `p` is leaf `planned + p` of a bottom-up
 /// segment tree whose node `v` keeps the largest rank of the placed
-/// tensors below it (0 if none is placed), so a walk from the canonical
-/// nodes of the positions starting by a tensor's last use, into the
-/// subtrees whose largest rank passes its position, visits the placed
-/// tensors that conflict with it and the nodes above them alone. The
+/// tensors below it (0 if none is placed). The placed tensors that
+/// conflict with a tensor are those of the positions after its own that
+/// start by its last use, found by a scan of their leaves, and those
+/// before it whose rank passes its position, found by a walk from the
+/// canonical nodes of the positions before it into the subtrees whose
+/// largest rank passes its position (it visits them and the nodes above
+/// them alone). The
 /// set-up, three sorts, gives each step its position too, so a placement
 /// searches nothing. Scratch: `2 · planned` words and `n + 3 · planned`
 /// 32-bit indices, at most `3.5n` words.
@@ -275,15 +278,37 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     // Offsets are emitted only once the whole plan fits in usize.
     let mut arena = 0usize;
     for (step, &position) in step_position.iter().enumerate() {
-        prefetch_ahead(step, step_position, starts_by, by_first, tree, leaves);
+        prefetch_ahead(
+            step,
+            tensors,
+            step_position,
+            starts_by,
+            by_first,
+            tree,
+            leaves,
+        );
         let position = position as usize;
         let i = by_first[position] as usize;
         let size = tensors.at(i).size;
         // Of the positions starting by the tensor's last use, the placed
-        // ones whose own last use it starts by conflict with it.
-        let threshold = position as u32 + 1;
+        // ones whose own last use it starts by conflict with it. Those
+        // after its own start by their last use, which is past its
+        // position: every placed one conflicts, found by a scan of their
+        // leaves (0 where none is placed), which costs one read per pair
+        // where the walk below would cost one per tree level.
         let mut found = 0;
-        let (mut left, mut right) = (leaves, leaves + starts_by[position] as usize);
+        for (q, &rank) in tree[leaves..]
+            .iter()
+            .enumerate()
+            .take(starts_by[position] as usize)
+            .skip(position + 1)
+        {
+            gathered[found] = q as u32;
+            found += usize::from(rank != 0);
+        }
+        // Those before it, by a walk.
+        let threshold = position as u32 + 1;
+        let (mut left, mut right) = (leaves, leaves + position);
         while left < right {
             if left & 1 == 1 {
                 collect(left, threshold, leaves, tree, gathered, &mut found);
@@ -295,6 +320,12 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
             }
             left >>= 1;
             right >>= 1;
+        }
+        // The conflicts' offsets and tensors are cache misses at scale:
+        // asked for all at once, they overlap.
+        for &p in &gathered[..found] {
+            prefetch(&offsets[p as usize]);
+            tensors.prefetch(by_first[p as usize] as usize);
         }
         // Placed, so its end was checked to fit.
         let range = |p: u32| {
@@ -363,13 +394,14 @@ const AHEAD: usize = 8;
 const PREFETCH_LEVELS: usize = 12;
 
 /// Asks the cache for what the placement `AHEAD` steps after `step` reads
-/// first: the tree's nodes on the paths up from the end of its range and
-/// from its own leaf (the walk's start and the update), after its rank and
-/// tensor index `2 · AHEAD` steps before. Placement order is by size, so at
+/// first: the tree's nodes on the path up from its own leaf (the scan's
+/// start, the walk's and the update's path), after its rank and tensor
+/// index `2 · AHEAD` steps before. Placement order is by size, so at
 /// scale each of these is a cache miss; a hint only, no effect on the plan.
 #[inline(always)]
-fn prefetch_ahead(
+fn prefetch_ahead<L: InputList<Item = TensorLifetime> + ?Sized>(
     step: usize,
+    tensors: &L,
     step_position: &[u32],
     starts_by: &[u32],
     by_first: &[u32],
@@ -382,13 +414,11 @@ fn prefetch_ahead(
     }
     if let Some(&near) = step_position.get(step + AHEAD) {
         let near = near as usize;
-        let (mut end, mut leaf) = (leaves + starts_by[near] as usize, leaves + near);
+        tensors.prefetch(by_first[near] as usize);
+        let mut node = leaves + near;
         for _ in 0..PREFETCH_LEVELS {
-            if let Some(node) = tree.get(end) {
-                prefetch(node);
-            }
-            prefetch(&tree[leaf]);
-            (end, leaf) = (end >> 1, leaf >> 1);
+            prefetch(&tree[node]);
+            node >>= 1;
         }
     }
 }

@@ -36,6 +36,23 @@ pub(crate) fn advise_huge_pages<T>(matrix: &mut [T]) {
     let _ = matrix;
 }
 
+/// Asks the cache for the line at `address`, which need not be valid (a
+/// prefetch never faults); a hint only. For memory the caller owns, where a
+/// reference could alias a write of the call.
+#[inline(always)]
+pub(crate) fn prefetch_address<T>(address: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and has no architectural effect,
+    // whatever the address.
+    #[allow(unused_unsafe)]
+    unsafe {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(address.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}
+
 /// Asks the cache for the line holding `entry`; a hint only.
 #[inline(always)]
 pub(crate) fn prefetch<T>(entry: &T) {
