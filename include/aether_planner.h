@@ -704,7 +704,7 @@ size_t aether_islands_workspace_size(size_t node_count);
  * tensor `i`'s offset and `*arena_size_out` the arena size. Zero-size
  * tensors get offset 0. Errors: `NULL_POINTER`, `MISALIGNED_POINTER`,
  * `INVALID_LIFETIME`, `OVERFLOW`, `OUT_OF_MEMORY`; `aether_plan_offsets_explain`
- * names the tensor at fault. Time O(n^2 log n), memory O(n).
+ * names the tensor at fault. Time O(n^2 log n), memory O(n log n).
  *
  * # Safety
  * `tensors` points to `tensor_count` readable elements and `offsets_out` to
@@ -870,8 +870,9 @@ size_t aether_plan_offsets_workspace_size(size_t tensor_count);
  * each other (`OVERLAPPING_BUFFERS`); `offsets_out` may overlap `tensors`,
  * as in `aether_plan_offsets` (it is written after the last read). Other
  * errors as for `aether_plan_offsets`. Time O((n + E) log n) for E
- * conflicting pairs: above 128 tensors the placed tensors are found by a
- * max-tree of their last uses over the tensors sorted by first use; up to
+ * conflicting pairs: above 128 tensors, over the tensors sorted by first
+ * use, the placed tensors starting after a tensor are found by a scan and
+ * those before it by a max-tree of their last uses; up to
  * 128 tensors, on dense tables (at least one pair in 16 conflicting, one
  * in 32 up to 1024 tensors) and on 32-bit targets, by the spec's literal
  * scan (O(n^2 log n)). The workspace is 4 words per tensor either way.
