@@ -15,21 +15,23 @@
 //! keeps each placed tensor's last use (as its rank among the first uses),
 //! so a walk visits the placed tensors starting by the new one's last use
 //! and ending at or after its first use, skipping every subtree that ends
-//! too early. The specification's literal scan remains for tables of at
-//! most [`SCAN_UP_TO`] tensors, whose set-up would cost more than it saves,
-//! for dense tables (where the scan's work is the pairs' and costs less
-//! than the walk's; past [`DENSE_SCAN_UP_TO`] tensors the pairs are
-//! counted before the scan is chosen), for `2^32` tensors or more, past
-//! the tree's 32-bit positions, and on targets of 32-bit words, where the
-//! tree's arrays would not fit the 4 words per tensor.
+//! too early. The specification's scan of every placed tensor remains
+//! (over the placed tensors kept sorted by offset, so best fit is read off
+//! in the same pass, with no sort per placement) for tables of at most
+//! [`SCAN_UP_TO`] tensors, whose set-up would cost more than it saves, for
+//! dense tables (where the scan's work is the pairs' and costs less than
+//! the walk's; past [`DENSE_SCAN_UP_TO`] tensors the pairs are counted
+//! before the scan is chosen), for `2^32` tensors or more, past the tree's
+//! 32-bit positions, and on targets of 32-bit words, where the tree's
+//! arrays would not fit the 4 words per tensor.
 //!
 //! Complexity: offsets in `O(n log n + Σ_i k_i log n)` time for `k_i`
 //! conflicting tensors placed before tensor `i`, `O((n + E) log n)` for
-//! `E` conflicting pairs (the literal scan's `O(n² log n)` where it
-//! remains); the peak in `O(n log n)`. Scratch `4n` words for each (the
+//! `E` conflicting pairs (the scan's `O(n²)` where it remains); the
+//! peak in `O(n log n)`. Scratch `4n` words for each (the
 //! tree uses at most `3.5n`).
 
-use super::greedy::{best_fit, best_fit_sorted_ranges, dense_from, is_dense};
+use super::greedy::{best_fit_sorted_ranges, dense_from, is_dense};
 use super::TensorLifetime;
 use crate::error::PlanError;
 use crate::input::{check_lifetimes, InputList};
@@ -42,7 +44,7 @@ pub(crate) fn plan_offsets_scratch_bytes(tensor_count: usize) -> Option<usize> {
         .checked_add(array_bytes::<(usize, usize)>(tensor_count)?)
 }
 
-/// Up to this many planned tensors the literal scan plans them: below, the
+/// Up to this many planned tensors the scan plans them: below, the
 /// tree's set-up (three sorts, the density estimate) costs about what the
 /// scans it spares do, on the networks' sparse tables as on dense ones.
 pub(crate) const SCAN_UP_TO: usize = 128;
@@ -122,8 +124,14 @@ fn pairs_at_least<L: InputList<Item = TensorLifetime> + ?Sized>(
     (all - apart) * one_in as u128 >= all
 }
 
-/// [`try_plan_offsets_in`] by the specification's literal scan: each
-/// placement tests every placed tensor. `O(n² log n)` time, `4n` words.
+/// [`try_plan_offsets_in`] by the specification's scan: each placement
+/// tests every placed tensor. Above [`IN_ORDER_UP_TO`] tensors the placed
+/// tensors are kept sorted by offset, so the conflicting ranges come out
+/// sorted and best fit is read off in the same pass, with no sort per
+/// placement; up to it, they are read in placement order (where sizes fall
+/// with time, as in most networks, the conflicting tensors are neighbours
+/// there and the scan's branches predictable) and the conflicts sorted.
+/// `O(n²)` time (`O(n² log n)` up to [`IN_ORDER_UP_TO`]), `4n` words.
 fn scan_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     tensors: &L,
     scratch: &mut Scratch<'_>,
@@ -133,60 +141,92 @@ fn scan_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     let order = scratch.take(n, 0usize)?;
     // placed[k]: the offset of order[k], once planned.
     let placed = scratch.take(n, 0usize)?;
-    let blocks = scratch.take(n, (0usize, 0usize))?;
+    let words = scratch.take(2 * n, 0usize)?;
     // Decreasing size (by its complement), equal sizes in input order: a
-    // sort of (key, index) pairs in the block list, free until the first
+    // sort of (key, index) pairs in the words, free until the first
     // placement, where a sort reading each key through the table would
     // read it at every comparison.
+    let pairs = word_pairs(words);
     let mut planned = 0;
     for i in 0..n {
         let size = tensors.at(i).size;
         if size > 0 {
-            blocks[planned] = (!size, i);
+            pairs[planned] = [!size, i];
             planned += 1;
         }
     }
-    blocks[..planned].sort_unstable();
-    for (slot, &(_, i)) in order.iter_mut().zip(blocks[..planned].iter()) {
-        *slot = i;
+    pairs[..planned].sort_unstable();
+    for (slot, pair) in order.iter_mut().zip(pairs[..planned].iter()) {
+        *slot = pair[1];
     }
     let order = &order[..planned];
 
     // Offsets are emitted only once the whole plan fits in usize.
     let mut arena = 0usize;
-    for k in 0..planned {
-        let tensor = tensors.at(order[k]);
-        let mut live = 0;
-        for j in 0..k {
-            let other = tensors.at(order[j]);
-            if other.overlaps(&tensor) {
-                blocks[live] = (placed[j], placed[j] + other.size);
-                live += 1;
+    if planned <= IN_ORDER_UP_TO {
+        let blocks = word_pairs(words);
+        for k in 0..planned {
+            let tensor = tensors.at(order[k]);
+            let mut live = 0;
+            for j in 0..k {
+                let other = tensors.at(order[j]);
+                if other.overlaps(&tensor) {
+                    blocks[live] = [placed[j], placed[j] + other.size];
+                    live += 1;
+                }
             }
+            blocks[..live].sort_unstable();
+            let ranges = blocks[..live].iter().map(|&[start, end]| (start, end));
+            let offset = best_fit_sorted_ranges(ranges, tensor.size);
+            let end = offset
+                .checked_add(tensor.size)
+                .ok_or(PlanError::Overflow { tensor: order[k] })?;
+            placed[k] = offset;
+            arena = arena.max(end);
         }
-        let offset = best_fit(&mut blocks[..live], tensor.size);
-        let end = offset
-            .checked_add(tensor.size)
-            .ok_or(PlanError::Overflow { tensor: order[k] })?;
-        placed[k] = offset;
-        arena = arena.max(end);
+    } else {
+        // The steps placed, by offset (equal offsets in any order: their
+        // ranges are read as one sorted list either way).
+        let by_offset = &mut words[..planned];
+        for k in 0..planned {
+            let tensor = tensors.at(order[k]);
+            let ranges = by_offset[..k].iter().filter_map(|&j| {
+                let other = tensors.at(order[j]);
+                other
+                    .overlaps(&tensor)
+                    .then(|| (placed[j], placed[j] + other.size))
+            });
+            let offset = best_fit_sorted_ranges(ranges, tensor.size);
+            let end = offset
+                .checked_add(tensor.size)
+                .ok_or(PlanError::Overflow { tensor: order[k] })?;
+            placed[k] = offset;
+            arena = arena.max(end);
+            let at = by_offset[..k].partition_point(|&j| placed[j] <= offset);
+            by_offset.copy_within(at..k, at + 1);
+            by_offset[at] = k;
+        }
     }
     // Emitted by tensor index, so that zero-size tensors (absent from
-    // `order`) get 0 without reading `tensors` again: the block list, free
-    // now, holds each tensor's offset (0 for the others).
-    let by_tensor = blocks;
-    by_tensor.fill((0, 0));
+    // `order`) get 0 without reading `tensors` again: the words, free
+    // now, hold each tensor's offset (0 for the others).
+    let by_tensor = &mut words[..n];
+    by_tensor.fill(0);
     for (&i, &offset) in order.iter().zip(placed.iter()) {
-        by_tensor[i].1 = offset;
+        by_tensor[i] = offset;
     }
-    for (i, &(_, offset)) in by_tensor.iter().enumerate() {
+    for (i, &offset) in by_tensor.iter().enumerate() {
         emit(i, offset);
     }
     Ok(arena)
 }
 
+/// Up to this many planned tensors [`scan_in`] reads the placed tensors in
+/// placement order, as the main greedy does on its smallest tables.
+const IN_ORDER_UP_TO: usize = 48;
+
 /// Up to this many planned tensors a dense table (as the main greedy
-/// estimates it from a few samples) takes the literal scan: the tree would
+/// estimates it from a few samples) takes the scan: the tree would
 /// visit nearly every placed tensor at each placement, at about twice the
 /// scan's cost. Above, the pairs are counted first.
 const DENSE_SCAN_UP_TO: usize = 8192;
@@ -637,6 +677,25 @@ mod tests {
                 main,
                 "round {round}, {n} tensors"
             );
+        }
+    }
+
+    #[test]
+    fn the_scans_plan_as_the_main_planner_on_every_shape() {
+        // Both scans: in placement order up to IN_ORDER_UP_TO tensors, by
+        // offset above (every dense table, and every table up to
+        // SCAN_UP_TO).
+        let mut rng = crate::rng::XorShift(0x5EED_5CA2);
+        for round in 0..600 {
+            let n = 1 + rng.below(if round % 4 == 0 { 600 } else { SCAN_UP_TO });
+            let base = [0, 1 << 40, usize::MAX / 2][round % 3];
+            let tensors = table(&mut rng, n, round % 3, base);
+            let main = crate::try_plan_offsets(&tensors).unwrap();
+            let by_scan = plan_by(&tensors, |tensors, scratch, emit| {
+                scan_in(tensors, scratch, emit)
+            });
+            let case = format!("round {round}, {n} tensors");
+            assert_eq!(by_scan.unwrap(), (main.offsets, main.arena_size), "{case}");
         }
     }
 
