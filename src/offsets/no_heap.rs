@@ -15,15 +15,15 @@
 //! keeps each placed tensor's last use (as its rank among the first uses),
 //! so a walk visits the placed tensors starting by the new one's last use
 //! and ending at or after its first use, skipping every subtree that ends
-//! too early. The specification's scan of every placed tensor remains
-//! (over the placed tensors kept sorted by offset, so best fit is read off
-//! in the same pass, with no sort per placement) for tables of at most
-//! [`SCAN_UP_TO`] tensors, whose set-up would cost more than it saves, for
-//! dense tables (where the scan's work is the pairs' and costs less than
-//! the walk's; past [`DENSE_SCAN_UP_TO`] tensors the pairs are counted
-//! before the scan is chosen), for `2^32` tensors or more, past the tree's
-//! 32-bit positions, and on targets of 32-bit words, where the tree's
-//! arrays would not fit the 4 words per tensor.
+//! too early. The specification's scan of every placed tensor remains for
+//! tables of at most [`SCAN_UP_TO`] tensors, whose set-up would cost more
+//! than it saves, for dense tables (where the scan's work is the pairs' and
+//! costs less than the walk's; past [`DENSE_SCAN_UP_TO`] tensors the pairs
+//! are counted before the scan is chosen; there the placed tensors are
+//! kept sorted by offset, so best fit is read off in the same pass with no
+//! sort per placement), for `2^32` tensors or more, past the tree's 32-bit
+//! positions, and on targets of 32-bit words, where the tree's arrays
+//! would not fit the 4 words per tensor.
 //!
 //! Complexity: offsets in `O(n log n + Σ_i k_i log n)` time for `k_i`
 //! conflicting tensors placed before tensor `i`, `O((n + E) log n)` for
@@ -60,12 +60,12 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
 ) -> Result<usize, PlanError> {
     check_lifetimes(tensors)?;
     let n = tensors.count();
-    // The tree's positions and ranks are 32-bit, and its arrays fit the
-    // workspace where a word holds two of them.
-    if n <= SCAN_UP_TO || u32::try_from(n).is_err() || usize::BITS < 64 {
-        return scan_in(tensors, scratch, emit);
-    }
     let planned = (0..n).filter(|&i| tensors.at(i).size > 0).count();
+    // Small tables skip the density estimate, which would cost about what
+    // their plan does.
+    if planned <= SCAN_UP_TO {
+        return scan_in(tensors, scratch, emit, false);
+    }
     // Where most placed tensors conflict the tree visits nearly all of
     // them, each at more cost than the scan's: a dense table takes the
     // scan, whose work is the pairs' then, as the main greedy routes its
@@ -81,8 +81,13 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
                     pairs_at_least(tensors, planned, counting, dense_from(planned))
                 }))
     };
-    if planned <= SCAN_UP_TO || dense() {
-        scan_in(tensors, scratch, emit)
+    // The tree's positions and ranks are 32-bit, and its arrays fit the
+    // workspace where a word holds two of them.
+    let tree_fits = u32::try_from(n).is_ok() && usize::BITS >= 64;
+    if dense() {
+        scan_in(tensors, scratch, emit, true)
+    } else if !tree_fits {
+        scan_in(tensors, scratch, emit, false)
     } else {
         tree_in(tensors, scratch, emit, planned)
     }
@@ -125,17 +130,19 @@ fn pairs_at_least<L: InputList<Item = TensorLifetime> + ?Sized>(
 }
 
 /// [`try_plan_offsets_in`] by the specification's scan: each placement
-/// tests every placed tensor. Above [`IN_ORDER_UP_TO`] tensors the placed
-/// tensors are kept sorted by offset, so the conflicting ranges come out
-/// sorted and best fit is read off in the same pass, with no sort per
-/// placement; up to it, they are read in placement order (where sizes fall
-/// with time, as in most networks, the conflicting tensors are neighbours
-/// there and the scan's branches predictable) and the conflicts sorted.
-/// `O(n²)` time (`O(n² log n)` up to [`IN_ORDER_UP_TO`]), `4n` words.
+/// tests every placed tensor. With `by_offset` (for dense tables) the
+/// placed tensors are kept sorted by offset, so the conflicting ranges come
+/// out sorted and best fit is read off in the same pass, with no sort per
+/// placement: `O(n²)` time. Otherwise they are read in placement order
+/// (where sizes fall with time, as in most networks, the conflicting
+/// tensors are neighbours there and the scan's branches predictable) and
+/// the few conflicts sorted: `O(n² + Σ_i k_i log k_i)` for `k_i` conflicts.
+/// `4n` words either way.
 fn scan_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     tensors: &L,
     scratch: &mut Scratch<'_>,
     mut emit: impl FnMut(usize, usize),
+    by_offset: bool,
 ) -> Result<usize, PlanError> {
     let n = tensors.count();
     let order = scratch.take(n, 0usize)?;
@@ -163,7 +170,8 @@ fn scan_in<L: InputList<Item = TensorLifetime> + ?Sized>(
 
     // Offsets are emitted only once the whole plan fits in usize.
     let mut arena = 0usize;
-    if planned <= IN_ORDER_UP_TO {
+    // Each tensor's offset, by tensor index (0 for zero-size tensors).
+    let by_tensor = if !by_offset {
         let blocks = word_pairs(words);
         for k in 0..planned {
             let tensor = tensors.at(order[k]);
@@ -184,46 +192,48 @@ fn scan_in<L: InputList<Item = TensorLifetime> + ?Sized>(
             placed[k] = offset;
             arena = arena.max(end);
         }
+        // The words, free now.
+        let by_tensor = &mut words[..n];
+        by_tensor.fill(0);
+        for (&i, &offset) in order.iter().zip(placed.iter()) {
+            by_tensor[i] = offset;
+        }
+        by_tensor
     } else {
-        // The steps placed, by offset (equal offsets in any order: their
-        // ranges are read as one sorted list either way).
-        let by_offset = &mut words[..planned];
+        // The placed tensors as (offset, tensor) pairs sorted by offset
+        // (equal offsets in any order: their ranges are read as one
+        // sorted list either way), read in one pass.
+        let sorted = word_pairs(words);
         for k in 0..planned {
             let tensor = tensors.at(order[k]);
-            let ranges = by_offset[..k].iter().filter_map(|&j| {
-                let other = tensors.at(order[j]);
-                other
-                    .overlaps(&tensor)
-                    .then(|| (placed[j], placed[j] + other.size))
+            let ranges = sorted[..k].iter().filter_map(|&[start, i]| {
+                let other = tensors.at(i);
+                other.overlaps(&tensor).then(|| (start, start + other.size))
             });
             let offset = best_fit_sorted_ranges(ranges, tensor.size);
             let end = offset
                 .checked_add(tensor.size)
                 .ok_or(PlanError::Overflow { tensor: order[k] })?;
-            placed[k] = offset;
             arena = arena.max(end);
-            let at = by_offset[..k].partition_point(|&j| placed[j] <= offset);
-            by_offset.copy_within(at..k, at + 1);
-            by_offset[at] = k;
+            let at = sorted[..k].partition_point(|&[start, _]| start <= offset);
+            sorted.copy_within(at..k, at + 1);
+            sorted[at] = [offset, order[k]];
         }
-    }
+        // The offsets' array, unused here.
+        let by_tensor = placed;
+        by_tensor.fill(0);
+        for &[offset, i] in &sorted[..planned] {
+            by_tensor[i] = offset;
+        }
+        by_tensor
+    };
     // Emitted by tensor index, so that zero-size tensors (absent from
-    // `order`) get 0 without reading `tensors` again: the words, free
-    // now, hold each tensor's offset (0 for the others).
-    let by_tensor = &mut words[..n];
-    by_tensor.fill(0);
-    for (&i, &offset) in order.iter().zip(placed.iter()) {
-        by_tensor[i] = offset;
-    }
+    // `order`) get 0 without reading `tensors` again.
     for (i, &offset) in by_tensor.iter().enumerate() {
         emit(i, offset);
     }
     Ok(arena)
 }
-
-/// Up to this many planned tensors [`scan_in`] reads the placed tensors in
-/// placement order, as the main greedy does on its smallest tables.
-const IN_ORDER_UP_TO: usize = 48;
 
 /// Up to this many planned tensors a dense table (as the main greedy
 /// estimates it from a few samples) takes the scan: the tree would
@@ -682,20 +692,22 @@ mod tests {
 
     #[test]
     fn the_scans_plan_as_the_main_planner_on_every_shape() {
-        // Both scans: in placement order up to IN_ORDER_UP_TO tensors, by
-        // offset above (every dense table, and every table up to
-        // SCAN_UP_TO).
+        // Both scans, in placement order and by offset, on tables the
+        // routing gives either (up to SCAN_UP_TO and past it).
         let mut rng = crate::rng::XorShift(0x5EED_5CA2);
         for round in 0..600 {
             let n = 1 + rng.below(if round % 4 == 0 { 600 } else { SCAN_UP_TO });
             let base = [0, 1 << 40, usize::MAX / 2][round % 3];
             let tensors = table(&mut rng, n, round % 3, base);
             let main = crate::try_plan_offsets(&tensors).unwrap();
-            let by_scan = plan_by(&tensors, |tensors, scratch, emit| {
-                scan_in(tensors, scratch, emit)
-            });
-            let case = format!("round {round}, {n} tensors");
-            assert_eq!(by_scan.unwrap(), (main.offsets, main.arena_size), "{case}");
+            let main = (main.offsets, main.arena_size);
+            for by_offset in [false, true] {
+                let by_scan = plan_by(&tensors, |tensors, scratch, emit| {
+                    scan_in(tensors, scratch, emit, by_offset)
+                });
+                let case = format!("round {round}, {n} tensors, by offset: {by_offset}");
+                assert_eq!(by_scan.unwrap(), main, "{case}");
+            }
         }
     }
 
