@@ -38,10 +38,10 @@ use crate::input::{check_lifetimes, InputList};
 use crate::sys::pages::prefetch;
 use crate::sys::scratch::{array_bytes, Scratch};
 
-/// Scratch bytes [`try_plan_offsets_in`] needs for `tensor_count` tensors.
+/// Scratch bytes [`try_plan_offsets_in`] needs for `tensor_count` tensors:
+/// 4 words each.
 pub(crate) fn plan_offsets_scratch_bytes(tensor_count: usize) -> Option<usize> {
-    array_bytes::<usize>(tensor_count.checked_mul(2)?)?
-        .checked_add(array_bytes::<(usize, usize)>(tensor_count)?)
+    array_bytes::<usize>(tensor_count.checked_mul(4)?)
 }
 
 /// Up to this many planned tensors the scan plans them: below, the

@@ -56,14 +56,5 @@ pub(crate) fn prefetch_address<T>(address: *const T) {
 /// Asks the cache for the line holding `entry`; a hint only.
 #[inline(always)]
 pub(crate) fn prefetch<T>(entry: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and has no architectural effect; the
-    // pointer comes from a reference.
-    #[allow(unused_unsafe)]
-    unsafe {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((entry as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = entry;
+    prefetch_address(entry as *const T);
 }

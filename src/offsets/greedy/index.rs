@@ -815,13 +815,11 @@ impl PlacedIndex {
             let above = buckets.trailing_zeros() - node.ilog2();
             if above < height {
                 result = stored[node].add_if_read(stored_until[node], step, range, useful);
+            } else if above == height {
+                let at = node - cover_base;
+                result = cover[at].add_if_read(cover_until[at], step, range, useful);
             } else {
-                if above == height {
-                    let at = node - cover_base;
-                    result = cover[at].add_if_read(cover_until[at], step, range, useful);
-                } else {
-                    result = lazy[node].add_if_read(lazy_until[node], step, range, useful);
-                }
+                result = lazy[node].add_if_read(lazy_until[node], step, range, useful);
             }
         });
         result?;
@@ -975,7 +973,7 @@ impl PlacedIndex {
             if self.lazy[node].0.is_empty() {
                 continue;
             }
-            let ranges = core::mem::take(&mut self.lazy[node].0);
+            let mut ranges = core::mem::take(&mut self.lazy[node].0);
             for child in [2 * node, 2 * node + 1] {
                 let (union, until) = if child >= cover_base {
                     let at = child - cover_base;
@@ -983,13 +981,13 @@ impl PlacedIndex {
                 } else {
                     (&mut self.lazy[child], self.lazy_until[child])
                 };
-                if until == u32::MAX || until as usize >= step {
+                // Read by this step's query or a later one.
+                if read_after(until, step) || until as usize == step {
                     union.merge_from(&ranges, useful, &mut self.merged)?;
                 } else if !union.0.is_empty() {
                     union.0 = Vec::new();
                 }
             }
-            let mut ranges = ranges;
             ranges.clear();
             self.lazy[node].0 = ranges;
         }
@@ -1220,6 +1218,24 @@ mod tests {
         }
     }
 
+    /// `count` random ranges sorted by start, starting below `starts` and
+    /// at most `longest` bytes long.
+    fn sorted_ranges(
+        next: &mut dyn FnMut(usize) -> usize,
+        count: usize,
+        starts: usize,
+        longest: usize,
+    ) -> Vec<(usize, usize)> {
+        let mut ranges: Vec<(usize, usize)> = (0..count)
+            .map(|_| {
+                let start = next(starts);
+                (start, start + 1 + next(longest))
+            })
+            .collect();
+        ranges.sort_unstable_by_key(|&(start, _)| start);
+        ranges
+    }
+
     #[test]
     fn the_covers_sit_low_but_within_their_memory_bound() {
         // The cover blocks inside the buckets each lifetime covers whole:
@@ -1301,16 +1317,7 @@ mod tests {
             // The ranges added: a union's, or any sorted by start.
             let other = match next(2) {
                 0 => union(right, &mut next).0,
-                _ => {
-                    let mut ranges: Vec<(usize, usize)> = (0..right)
-                        .map(|_| {
-                            let start = next(400);
-                            (start, start + 1 + next(25))
-                        })
-                        .collect();
-                    ranges.sort_unstable_by_key(|&(start, _)| start);
-                    ranges
-                }
+                _ => sorted_ranges(&mut next, right, 400, 25),
             };
             let mut added = Union(merged.0.clone());
             for &range in &other {
@@ -1327,14 +1334,8 @@ mod tests {
         let mut next = move |bound: usize| rng.below(bound);
         for _ in 0..2000 {
             let mut run = || {
-                let mut ranges: Vec<(usize, usize)> = (0..next(10))
-                    .map(|_| {
-                        let start = next(150);
-                        (start, start + 1 + next(20))
-                    })
-                    .collect();
-                ranges.sort_unstable_by_key(|&(start, _)| start);
-                ranges
+                let count = next(10);
+                sorted_ranges(&mut next, count, 150, 20)
             };
             let (left, right) = (run(), run());
             let all: Vec<(usize, usize)> = left.iter().chain(&right).copied().collect();
