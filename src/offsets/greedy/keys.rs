@@ -2,21 +2,31 @@
 //! lifetimes' endpoints, both as radix sorts of packed 64-bit keys where the
 //! keys fit, so that neither chases a tensor or binary-searches a large
 //! array once per element (at millions of tensors those cache misses, not
-//! the comparisons, were the cost).
+//! the comparisons, were the cost). The sort's buffers are then kept
+//! ([`Spare`]) for the conflict lists to reuse.
 
 use super::TensorLifetime;
 use crate::error::PlanError;
 use crate::offsets::radix::{bit_length, radix_sort, RADIX_FROM};
 use crate::sys::fallible;
 
+/// [`placement_order_sparing`] with nothing kept.
+#[cfg(test)]
+pub(super) fn placement_order(tensors: &[TensorLifetime]) -> Result<Vec<usize>, PlanError> {
+    placement_order_sparing(tensors, &mut Spare::default())
+}
+
 /// The planned tensors (non-zero size) in placement order: decreasing size,
-/// equal sizes in input order.
+/// equal sizes in input order. The radix sort's two buffers go to `spare`.
 ///
 /// Complexity: `O(n)` time and memory from [`RADIX_FROM`] tensors on when
 /// the sizes, shifted by their common trailing zero bits, span at most 32
 /// bits (a radix sort of packed keys); otherwise an `O(n log n)` stable
 /// comparison sort.
-pub(super) fn placement_order(tensors: &[TensorLifetime]) -> Result<Vec<usize>, PlanError> {
+pub(super) fn placement_order_sparing(
+    tensors: &[TensorLifetime],
+    spare: &mut Spare,
+) -> Result<Vec<usize>, PlanError> {
     let planned = || (0..tensors.len()).filter(|&i| tensors[i].size > 0);
     let count = planned().count();
     if count < RADIX_FROM {
@@ -63,7 +73,45 @@ pub(super) fn placement_order(tensors: &[TensorLifetime]) -> Result<Vec<usize>, 
     )?;
     let mut scratch = fallible::filled(count, 0u64)?;
     radix_sort(&mut keys, &mut scratch, 32, 32 + bit_length(top));
-    fallible::collect(count, keys.iter().map(|&key| (key & 0xFFFF_FFFF) as usize))
+    let order = fallible::collect(count, keys.iter().map(|&key| (key & 0xFFFF_FFFF) as usize))?;
+    spare.keep(keys);
+    spare.keep(scratch);
+    Ok(order)
+}
+
+/// Word buffers one step of a plan is done with, for a later step to
+/// reuse. At millions of tensors a fresh allocation is fresh pages, each
+/// faulted in on first touch; reused, its pages are already there.
+#[derive(Default)]
+pub(super) struct Spare(Vec<Vec<u64>>);
+
+impl Spare {
+    /// Keeps `buffer` for reuse.
+    pub(super) fn keep(&mut self, buffer: Vec<u64>) {
+        if buffer.capacity() > 0 && self.0.try_reserve(1).is_ok() {
+            self.0.push(buffer);
+        }
+    }
+
+    /// An empty buffer with room for `len` words: the kept one with the
+    /// most room, grown if short, or a new one.
+    pub(super) fn take(&mut self, len: usize) -> Result<Vec<u64>, PlanError> {
+        let largest = (0..self.0.len()).max_by_key(|&k| self.0[k].capacity());
+        let mut buffer = match largest {
+            Some(k) => self.0.swap_remove(k),
+            None => Vec::new(),
+        };
+        buffer.clear();
+        fallible::reserve(&mut buffer, len)?;
+        Ok(buffer)
+    }
+
+    /// `len` copies of `value` in a buffer from [`Self::take`].
+    pub(super) fn filled(&mut self, len: usize, value: u64) -> Result<Vec<u64>, PlanError> {
+        let mut buffer = self.take(len)?;
+        buffer.resize(len, value);
+        Ok(buffer)
+    }
 }
 
 /// The ranks of the planned tensors' lifetime endpoints among all distinct
@@ -191,6 +239,23 @@ mod tests {
             TensorLifetime::new(1, max, max),
         ]);
         tables
+    }
+
+    #[test]
+    fn a_spare_buffer_is_the_roomiest_kept_one_emptied_and_grown() {
+        let mut spare = Spare::default();
+        assert!(spare.take(5).unwrap().capacity() >= 5);
+        let (small, large) = (vec![7u64; 3], vec![9u64; 40]);
+        let large_at = large.as_ptr();
+        spare.keep(small);
+        spare.keep(large);
+        spare.keep(Vec::new()); // no room: not kept
+        let taken = spare.take(10).unwrap();
+        assert_eq!((taken.len(), taken.as_ptr()), (0, large_at));
+        // The small one is left, and grows to the room asked for.
+        let grown = spare.filled(100, 3).unwrap();
+        assert_eq!(grown, vec![3; 100]);
+        assert!(spare.0.is_empty());
     }
 
     #[test]

@@ -19,7 +19,14 @@
 //! The pairs are counted before the lists are laid out; where there are
 //! more than the caller allows, nothing is placed and the caller takes
 //! another path.
+//!
+//! The sort by first use and the tables by position take the words the
+//! placement order's sort is done with ([`Spare`]): at millions of tensors
+//! fresh buffers would be fresh pages, each faulted in on first touch
+//! (4 MiB tensors on the heavy-tailed family spent about a tenth of their
+//! plan there).
 
+use super::keys::Spare;
 use super::{Clock, Stop, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
@@ -43,6 +50,7 @@ pub(super) fn place<C: Clock>(
     order: &[usize],
     offsets: &mut [usize],
     max_pairs: usize,
+    mut spare: Spare,
     clock: C,
 ) -> Result<Option<usize>, Stop<C::Late>> {
     let n = order.len();
@@ -62,37 +70,43 @@ pub(super) fn place<C: Clock>(
     // above, the input index below. Built in input order, so sorted
     // already when the input is in time order.
     let planned = || (0..tensors.len()).filter(|&i| tensors[i].size > 0);
-    let mut by_start: Vec<u64> = fallible::collect(
-        n,
-        planned().map(|i| (((tensors[i].first_use - low) as u64) << 32) | i as u64),
-    )?;
+    let mut by_start = spare.take(n)?;
+    by_start.extend(planned().map(|i| (((tensors[i].first_use - low) as u64) << 32) | i as u64));
     if by_start.windows(2).any(|pair| pair[0] > pair[1]) {
         clock.check()?;
-        let mut scratch = fallible::filled(n, 0u64)?;
+        let mut scratch = spare.filled(n, 0)?;
         let span = crate::offsets::radix::bit_length((high - low) as u64);
         // Stable on the first use, so equal first uses keep input order.
         crate::offsets::radix::radix_sort(&mut by_start, &mut scratch, 32, 32 + span);
+        spare.keep(scratch);
     }
     clock.check()?;
     let input = |key: u64| (key & 0xFFFF_FFFF) as usize;
-    // The placement step of each position, and the position of each step.
-    let step_at: Vec<u32> = {
-        let mut step_of = fallible::filled(tensors.len(), 0u32)?;
-        for (step, &i) in order.iter().enumerate() {
-            step_of[i] = step as u32;
-        }
-        fallible::collect(n, by_start.iter().map(|&key| step_of[input(key)]))?
-    };
-    let mut position_at = fallible::filled(n, 0u32)?;
-    for (position, &step) in step_at.iter().enumerate() {
-        position_at[step as usize] = position as u32;
-    }
-    let last_at: Vec<u32> = fallible::collect(
-        n,
-        by_start
+    // Each position's placement step (upper half) and last use (lower
+    // half, relative to `low`), gathered in one pass from the same words
+    // by input index: the last use read in input order, the step scattered
+    // from `order`.
+    let mut by_input = spare.take(tensors.len())?;
+    by_input.extend(
+        tensors
             .iter()
-            .map(|&key| (tensors[input(key)].last_use - low) as u32),
-    )?;
+            .map(|t| t.last_use.wrapping_sub(low) as u32 as u64),
+    );
+    for (step, &i) in order.iter().enumerate() {
+        by_input[i] |= (step as u64) << 32;
+    }
+    let mut step_last = spare.take(n)?;
+    step_last.extend(by_start.iter().map(|&key| by_input[input(key)]));
+    // The position of each step, in the words of `by_input`.
+    let mut position_words = by_input;
+    position_words.clear();
+    position_words.resize(n.div_ceil(2), 0);
+    let position_at = &mut as_halves(&mut position_words)[..n];
+    for (position, &word) in step_last.iter().enumerate() {
+        position_at[(word >> 32) as usize] = position as u32;
+    }
+    let position_at = &*position_at;
+    let step_at = |word: u64| (word >> 32) as u32;
     clock.check()?;
 
     // A pair of positions `k < q` (found in `k`'s run) where `q` is placed
@@ -102,12 +116,12 @@ pub(super) fn place<C: Clock>(
     let mut starts = fallible::filled(n + 1, 0u32)?;
     let mut pairs = 0usize;
     for k in 0..n {
-        let (last, step) = (last_at[k], step_at[k]);
+        let (last, step) = (step_last[k] as u32, step_at(step_last[k]));
         let run = run_after(&by_start, k, last);
         // Branch-free: which of two neighbours is placed first is
         // unpredictable.
-        for (count, &later) in starts[k + 1..][..run].iter_mut().zip(&step_at[k + 1..]) {
-            *count += u32::from(later > step);
+        for (count, &later) in starts[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]) {
+            *count += u32::from(step_at(later) > step);
         }
         pairs += run;
         if pairs > max_pairs {
@@ -124,19 +138,19 @@ pub(super) fn place<C: Clock>(
     // moves to the end of list `p`, which is the start of list `p + 1`).
     // One more entry at the end takes the writes of the pairs not listed,
     // so that the loop has no branch.
-    let spare = listed as usize;
-    let mut list = fallible::filled(spare + 1, 0u32)?;
+    let unlisted = listed as usize;
+    let mut list = fallible::filled(unlisted + 1, 0u32)?;
     for k in 0..n {
-        let (last, step) = (last_at[k], step_at[k]);
+        let (last, step) = (step_last[k] as u32, step_at(step_last[k]));
         let run = run_after(&by_start, k, last);
-        for (slot, &later) in starts[k + 1..][..run].iter_mut().zip(&step_at[k + 1..]) {
-            let listed = later > step;
-            let at = if listed { *slot as usize } else { spare };
+        for (slot, &later) in starts[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]) {
+            let listed = step_at(later) > step;
+            let at = if listed { *slot as usize } else { unlisted };
             list[at] = k as u32;
             *slot += u32::from(listed);
         }
     }
-    drop((last_at, step_at));
+    drop(step_last);
     // `starts[p]` is now the end of list `p`; list `p` begins where list
     // `p - 1` ends.
     clock.check()?;
@@ -153,7 +167,7 @@ pub(super) fn place<C: Clock>(
             step,
             tensors,
             order,
-            &position_at,
+            position_at,
             &by_start,
             &starts,
             &list,
@@ -194,6 +208,15 @@ pub(super) fn place<C: Clock>(
         offsets[input(key)] = offset;
     }
     Ok(Some(arena_size))
+}
+
+/// The halves of `words` as `u32`s (each word's two halves in the
+/// platform's byte order, which no caller relies on).
+fn as_halves(words: &mut [u64]) -> &mut [u32] {
+    // SAFETY: the `2 · len` u32s lie exactly in the bytes of the words,
+    // whose alignment is a multiple of u32's; every bit pattern is a valid
+    // u32; the words stay borrowed mutably for the result's lifetime.
+    unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u32>(), 2 * words.len()) }
 }
 
 /// How many positions after `k` in `by_start` start by `last` (relative

@@ -193,10 +193,11 @@ impl Clock for Deadline {
 fn plan<C: Clock>(tensors: &[TensorLifetime], clock: C) -> Result<MemoryPlan, Stop<C::Late>> {
     check_lifetimes(tensors)?;
     clock.check()?;
-    let order = keys::placement_order(tensors)?;
+    let mut spare = keys::Spare::default();
+    let order = keys::placement_order_sparing(tensors, &mut spare)?;
     clock.check()?;
     let mut offsets = fallible::filled(tensors.len(), 0usize)?;
-    let arena_size = place_by_shape(tensors, &order, &mut offsets, clock)?;
+    let arena_size = place_by_shape(tensors, &order, &mut offsets, spare, clock)?;
     Ok(MemoryPlan {
         offsets,
         arena_size,
@@ -209,6 +210,7 @@ fn place_by_shape<C: Clock>(
     tensors: &[TensorLifetime],
     order: &[usize],
     offsets: &mut [usize],
+    spare: keys::Spare,
     clock: C,
 ) -> Result<usize, Stop<C::Late>> {
     let n = order.len();
@@ -224,7 +226,14 @@ fn place_by_shape<C: Clock>(
         direct::place(tensors, order, offsets, clock)
     } else {
         if n > LISTS_FROM {
-            let found = lists::place(tensors, order, offsets, LIST_PAIRS_PER_TENSOR * n, clock)?;
+            let found = lists::place(
+                tensors,
+                order,
+                offsets,
+                LIST_PAIRS_PER_TENSOR * n,
+                spare,
+                clock,
+            )?;
             if let Some(arena) = found {
                 return Ok(arena);
             }
@@ -598,6 +607,20 @@ mod tests {
         }
     }
 
+    /// Spare buffers as a plan's earlier step leaves them: full of other
+    /// words, some with too little room for a table of `len` tensors (by
+    /// `round`), so that a step reusing them must neither read their old
+    /// words nor assume their room.
+    fn dirty_spare(len: usize, round: usize) -> keys::Spare {
+        let mut spare = keys::Spare::default();
+        for room in [len / (1 + round % 3), 2 * len + round % 7] {
+            let mut buffer = Vec::with_capacity(room);
+            buffer.resize(room, u64::MAX - round as u64);
+            spare.keep(buffer);
+        }
+        spare
+    }
+
     /// The scans, the bit sets and the index on the same table, whatever
     /// [`place_by_shape`] would choose, and the choice itself.
     fn assert_both_paths_are_naive(tensors: &[TensorLifetime]) {
@@ -615,8 +638,16 @@ mod tests {
         let arena = bits::place(tensors, &order, &mut offsets, NoDeadline).unwrap_or_else(fail);
         assert_eq!((&offsets, arena), (&naive.offsets, naive.arena_size));
         let mut offsets = vec![0; tensors.len()];
-        let arena = lists::place(tensors, &order, &mut offsets, usize::MAX >> 32, NoDeadline)
-            .unwrap_or_else(fail);
+        let spare = dirty_spare(tensors.len(), 1);
+        let arena = lists::place(
+            tensors,
+            &order,
+            &mut offsets,
+            usize::MAX >> 32,
+            spare,
+            NoDeadline,
+        )
+        .unwrap_or_else(fail);
         // Declined only without tensors or where the endpoints span more
         // than 32 bits.
         let low = order.iter().map(|&i| tensors[i].first_use).min();
@@ -734,8 +765,10 @@ mod tests {
             let pairs = pairs_by_brute_force(&tensors);
             for max_pairs in [0, pairs.saturating_sub(1), pairs, pairs + 1, 1 << 31] {
                 let mut offsets = vec![0; tensors.len()];
-                let arena = lists::place(&tensors, &order, &mut offsets, max_pairs, NoDeadline)
-                    .unwrap_or_else(fail);
+                let spare = dirty_spare(tensors.len(), round);
+                let arena =
+                    lists::place(&tensors, &order, &mut offsets, max_pairs, spare, NoDeadline)
+                        .unwrap_or_else(fail);
                 if pairs <= max_pairs && !order.is_empty() {
                     assert_eq!(
                         (&offsets, arena, round),
@@ -754,7 +787,15 @@ mod tests {
         ];
         let order = keys::placement_order(&wide).unwrap();
         let mut offsets = vec![0; 2];
-        let arena = lists::place(&wide, &order, &mut offsets, 8, NoDeadline).unwrap_or_else(fail);
+        let arena = lists::place(
+            &wide,
+            &order,
+            &mut offsets,
+            8,
+            keys::Spare::default(),
+            NoDeadline,
+        )
+        .unwrap_or_else(fail);
         assert_eq!(arena, None);
         // Overflow names the first tensor in placement order past usize.
         let half = usize::MAX / 2 + 1;
@@ -763,7 +804,14 @@ mod tests {
         let order = keys::placement_order(&tensors).unwrap();
         let mut offsets = vec![0; tensors.len()];
         assert!(matches!(
-            lists::place(&tensors, &order, &mut offsets, 100, NoDeadline),
+            lists::place(
+                &tensors,
+                &order,
+                &mut offsets,
+                100,
+                keys::Spare::default(),
+                NoDeadline
+            ),
             Err(Stop::Error(PlanError::Overflow { tensor: 1 }))
         ));
     }
