@@ -255,8 +255,14 @@ fn run_once(bin: &Path, file: &Path, strategy: &str, s: &Settings) -> Outcome {
 /// times each (see [`refit`]): one noisy run would decide a target.
 const FIT_REPEAT_UP_TO_S: f64 = 10.0;
 
-/// Runs of each of a series' two largest sizes in [`refit`].
+/// Runs of each of a series' two largest sizes in [`refit`], where both
+/// took under [`FIT_REPEAT_UP_TO_S`] in the sweep.
 const FIT_RUNS: usize = 5;
+
+/// Runs of each of a series' two largest sizes in [`refit`] where one took
+/// longer (both finished): fewer, as each costs up to the cap, but one
+/// long run alone would decide the exponent on a shared machine.
+const SLOW_FIT_RUNS: usize = 3;
 
 /// The run of median time among `runs` (those that finished), if any.
 fn median(runs: Vec<Outcome>) -> Option<Outcome> {
@@ -293,8 +299,8 @@ fn measure(bin: &Path, file: &Path, strategy: &str, s: &Settings, fitted: bool) 
 }
 
 /// The two largest sizes of a series of this tree, measured again
-/// alternately, [`FIT_RUNS`] times each (`n1, n2, n1, n2, ...`), when both
-/// finished under [`FIT_REPEAT_UP_TO_S`] in the sweep: the median of each.
+/// alternately, `count` times each (`n1, n2, n1, n2, ...`): the median of
+/// each.
 /// The exponent is their ratio, and a change of the shared machine's load
 /// that lasts a while then falls on both sizes rather than on one.
 fn refit(
@@ -302,6 +308,7 @@ fn refit(
     family: Family,
     strategy: &str,
     sizes: [usize; 2],
+    count: usize,
     work: &Path,
     s: &Settings,
 ) -> Option<[Outcome; 2]> {
@@ -310,7 +317,7 @@ fn refit(
         write_minimalloc(file, &family.tensors(n, s.seed)).expect("writing a table");
     }
     let mut runs: [Vec<Outcome>; 2] = Default::default();
-    for _ in 0..FIT_RUNS {
+    for _ in 0..count {
         for (file, runs) in files.iter().zip(&mut runs) {
             runs.push(run_once(bin, file, strategy, s));
         }
@@ -453,16 +460,19 @@ fn sweep(args: &[String]) {
             let Some(&[n1, n2]) = planned.get(planned.len().saturating_sub(2)..) else {
                 continue;
             };
-            let quick = |n| {
-                finished
-                    .get(&(strategy, n))
-                    .is_some_and(|&t| t < FIT_REPEAT_UP_TO_S)
-            };
-            if !(quick(n1) && quick(n2)) {
+            let (Some(&t1), Some(&t2)) =
+                (finished.get(&(strategy, n1)), finished.get(&(strategy, n2)))
+            else {
                 continue;
-            }
+            };
+            let count = if t1.max(t2) < FIT_REPEAT_UP_TO_S {
+                FIT_RUNS
+            } else {
+                SLOW_FIT_RUNS
+            };
             let load = load_average();
-            let Some(outcomes) = refit(&builds[0].1, family, strategy, [n1, n2], &work, &s) else {
+            let Some(outcomes) = refit(&builds[0].1, family, strategy, [n1, n2], count, &work, &s)
+            else {
                 continue;
             };
             for (n, outcome) in [n1, n2].into_iter().zip(outcomes) {
@@ -623,8 +633,9 @@ fn report(rows_path: &Path, out: &Path) {
          library call only; runs under 0.1 s are taken five times, under 0.5 s three times (this \
          tree's under 10 s too at the heuristic's target size), and the median kept. At a \
          series' two largest sizes, where the exponents are fitted, this tree's runs (when both \
-         finished under 10 s) are taken again after the family's sweep, five times each and \
-         alternating between the two sizes, and the median of each is shown: a change of the \
+         finished) are taken again after the family's sweep, five times each (three where one \
+         took 10 s or more) and alternating between the two sizes, and the median of each is \
+         shown: a change of the \
          shared machine's load that lasts a while then falls on both sizes alike. \
          *MiB* is the process's peak resident memory during the call, the table included. A run is \
          killed at {cap_s} s of wall time (shown `> {cap_s} s`) or at {} MiB of address space, and its \
