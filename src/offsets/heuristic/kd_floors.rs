@@ -203,6 +203,7 @@ impl<'a> FloorTree<'a> {
             node.pending = node.pending.max(top);
             return;
         }
+        self.prefetch_children(lo, hi);
         self.push(lo, hi);
         self.apply(lo, v, top);
         self.apply(v + 1, hi, top);
@@ -235,6 +236,7 @@ impl<'a> FloorTree<'a> {
             self.apply(lo, hi, top);
             return true;
         }
+        self.prefetch_children(lo, hi);
         self.push(lo, hi);
         let node = &mut self.nodes[v];
         let mut rose = false;
@@ -249,6 +251,33 @@ impl<'a> FloorTree<'a> {
             self.pull(lo, hi);
         }
         rose
+    }
+
+    /// Asks the cache for the nodes of the children of subtree `lo..hi`
+    /// (which must have some): a walk into both reads the second only after
+    /// the first's subtree, so its miss overlaps that work.
+    #[inline(always)]
+    fn prefetch_children(&self, lo: usize, hi: usize) {
+        let v = (lo + hi) / 2;
+        prefetch(&self.nodes[(lo + v) / 2]);
+        if v + 1 < hi {
+            prefetch(&self.nodes[(v + 1 + hi) / 2]);
+        }
+    }
+
+    /// Asks the cache for every node on the path from subtree `lo..hi`
+    /// down to node `at`: the path is known from the bounds alone, so its
+    /// misses overlap where the walk would meet them one at a time.
+    fn prefetch_path(&self, (mut lo, mut hi): (usize, usize), at: usize) {
+        while lo < hi {
+            let v = (lo + hi) / 2;
+            prefetch(&self.nodes[v]);
+            match at.cmp(&v) {
+                core::cmp::Ordering::Less => hi = v,
+                core::cmp::Ordering::Greater => lo = v + 1,
+                core::cmp::Ordering::Equal => break,
+            }
+        }
     }
 
     /// Marks the tensor at node `at` placed.
@@ -340,6 +369,7 @@ impl Placement for FloorTree<'_> {
             let (at, p) = (at as usize, p as usize);
             // Read after the removal's walk.
             prefetch(&self.sizes[p]);
+            self.prefetch_path((0, n), at);
             self.remove(0, n, at);
             let end = floor
                 .checked_add(self.sizes[p])
