@@ -669,15 +669,17 @@ fn report(rows_path: &Path, out: &Path) {
          budget is checked below. *workspace* is the greedy's heap-free form, \
          `aether_plan_offsets_in_workspace`, in its 4 words per tensor (the workspace and the \
          offsets made before the timer), this tree's against 0.1.0's (the specification's \
-         literal scan there).\n"
+         literal scan there). *Each doubling* is this tree's exponent in n between every two \
+         successive sizes, the smallest first: it shows whether a series' growth rises with n or \
+         steps up at one size (where its working set outgrows a cache, say).\n"
     )
     .unwrap();
     writeln!(
         w,
-        "| family | strategy | sizes | exponent in n | verdict | exponent in work | 0.1.0 exponent in n | 0.1.0 reached |"
+        "| family | strategy | sizes | exponent in n | verdict | exponent in work | each doubling | 0.1.0 exponent in n | 0.1.0 reached |"
     )
     .unwrap();
-    writeln!(w, "|---|---|---|---:|---|---:|---:|---|").unwrap();
+    writeln!(w, "|---|---|---|---:|---|---:|---|---:|---|").unwrap();
     for family in &families {
         for strategy in STRATEGIES {
             let top = if strategy == "greedy" {
@@ -767,9 +769,21 @@ fn report(rows_path: &Path, out: &Path) {
                 None if old.is_empty() => "–".into(),
                 None => format!("n = {}", old.last().unwrap().0),
             };
+            let doublings: Vec<String> = new
+                .windows(2)
+                .map(|pair| {
+                    let ((n1, t1, _), (n2, t2, _)) = (pair[0], pair[1]);
+                    format!("{:.2}", exponent(n1 as f64, t1, n2 as f64, t2))
+                })
+                .collect();
+            let doublings = if doublings.is_empty() {
+                "–".to_string()
+            } else {
+                doublings.join(" ")
+            };
             writeln!(
                 w,
-                "| {family} | {strategy} | {sizes} | {en} | {verdict_text}{why} | {ew} | {old_en} | {old_reached} |"
+                "| {family} | {strategy} | {sizes} | {en} | {verdict_text}{why} | {ew} | {doublings} | {old_en} | {old_reached} |"
             )
             .unwrap();
         }
