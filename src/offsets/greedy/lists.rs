@@ -22,9 +22,8 @@
 //!
 //! The sort by first use and the tables by position take the words the
 //! placement order's sort is done with ([`Spare`]): at millions of tensors
-//! fresh buffers would be fresh pages, each faulted in on first touch
-//! (4 MiB tensors on the heavy-tailed family spent about a tenth of their
-//! plan there).
+//! fresh buffers would be fresh pages, each faulted in on first touch,
+//! where those words are resident already.
 
 use super::keys::Spare;
 use super::{Clock, Stop, TensorLifetime};
@@ -85,7 +84,8 @@ pub(super) fn place<C: Clock>(
     // Each position's placement step (upper half) and last use (lower
     // half, relative to `low`), gathered in one pass from the same words
     // by input index: the last use read in input order, the step scattered
-    // from `order`.
+    // from `order`. (Unplanned tensors' words are never read; their last
+    // use may lie below `low`, hence the wrapping.)
     let mut by_input = spare.take(tensors.len())?;
     by_input.extend(
         tensors
