@@ -253,9 +253,10 @@ impl<'a> FloorTree<'a> {
         rose
     }
 
-    /// Asks the cache for the nodes of the children of subtree `lo..hi`
-    /// (which must have some): a walk into both reads the second only after
-    /// the first's subtree, so its miss overlaps that work.
+    /// Asks the cache for the nodes of the children of the non-empty
+    /// subtree `lo..hi` (its own node where it has no left child): a walk
+    /// into both reads the second only after the first's subtree, so its
+    /// miss overlaps that work.
     #[inline(always)]
     fn prefetch_children(&self, lo: usize, hi: usize) {
         let v = (lo + hi) / 2;
