@@ -1162,6 +1162,9 @@ mod tests {
             heuristic.ends_with("| > 40 s at n = 32768 |"),
             "{heuristic}"
         );
+        // Each doubling's exponent, the refitted run in the noisy one's place.
+        assert!(line("| chain | greedy |").contains("| 1.00 1.00 |"));
+        assert!(heuristic.contains("| 2.00 2.00 |"), "{heuristic}");
         assert!(line("| chain | search |").contains("budget-bound"));
         assert!(line("| heuristic ≤ 1 s").ends_with("| 0.900 s | met |"));
         assert!(line("| heuristic ≤ 64 MiB").ends_with("| **not met** |"));
