@@ -36,7 +36,7 @@ use super::TensorLifetime;
 use crate::error::PlanError;
 use crate::input::{check_lifetimes, InputList};
 use crate::sys::pages::prefetch;
-use crate::sys::scratch::{array_bytes, Scratch};
+use crate::sys::scratch::{array_bytes, halves, Scratch};
 
 /// Scratch bytes [`try_plan_offsets_in`] needs for `tensor_count` tensors:
 /// 4 words each.
@@ -320,7 +320,7 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
         starts_by[position_of[pair[1]] as usize] = starting as u32;
     }
     let (offsets, tree_words) = words.split_at_mut(planned);
-    let tree = word_halves(tree_words);
+    let tree = halves(tree_words);
     tree.fill(0);
     let gathered = shared;
     let leaves = planned;
@@ -480,14 +480,6 @@ fn word_pairs(words: &mut [usize]) -> &mut [[usize; 2]] {
     // the `words.len() / 2` pairs lie inside `words`, whose borrow the
     // result takes over.
     unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() / 2) }
-}
-
-/// `words` as twice as many 32-bit halves.
-fn word_halves(words: &mut [usize]) -> &mut [u32] {
-    let len = words.len() * (core::mem::size_of::<usize>() / 4);
-    // SAFETY: `u32` is no larger and no more aligned than `usize`, and the
-    // halves cover exactly the bytes `words` borrows.
-    unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), len) }
 }
 
 /// Appends to `gathered` (from `*found` on) the position of every leaf

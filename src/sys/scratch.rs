@@ -64,3 +64,19 @@ impl<'a> Scratch<'a> {
 pub(crate) fn array_bytes<T>(count: usize) -> Option<usize> {
     count.checked_mul(size_of::<T>())
 }
+
+/// Plain integer words whose bytes any `u32`s may overwrite: at least
+/// 4 bytes in size and alignment, every bit pattern valid.
+pub(crate) trait Word: Copy {}
+impl Word for u64 {}
+impl Word for usize {}
+
+/// The 32-bit halves of `words` (the words themselves where they are
+/// 32-bit), in the platform's byte order, which no caller relies on.
+pub(crate) fn halves<W: Word>(words: &mut [W]) -> &mut [u32] {
+    let len = words.len() * (size_of::<W>() / 4);
+    // SAFETY: `u32` is no larger and no more aligned than a `Word`, every
+    // bit pattern is a valid `u32` and a valid `Word`, and the halves cover
+    // exactly the bytes `words` borrows, a borrow the result takes over.
+    unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u32>(), len) }
+}

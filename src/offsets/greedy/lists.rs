@@ -30,6 +30,7 @@ use super::{Clock, Stop, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
 use crate::sys::pages::prefetch;
+use crate::sys::scratch::halves;
 
 /// Places the tensors of `order` by best fit against the conflicting
 /// tensors placed before each; writes `offsets` and returns the arena, or
@@ -101,7 +102,7 @@ pub(super) fn place<C: Clock>(
     let mut position_words = by_input;
     position_words.clear();
     position_words.resize(n.div_ceil(2), 0);
-    let position_at = &mut as_halves(&mut position_words)[..n];
+    let position_at = &mut halves(&mut position_words)[..n];
     for (position, &word) in step_last.iter().enumerate() {
         position_at[(word >> 32) as usize] = position as u32;
     }
@@ -208,15 +209,6 @@ pub(super) fn place<C: Clock>(
         offsets[input(key)] = offset;
     }
     Ok(Some(arena_size))
-}
-
-/// The halves of `words` as `u32`s (each word's two halves in the
-/// platform's byte order, which no caller relies on).
-fn as_halves(words: &mut [u64]) -> &mut [u32] {
-    // SAFETY: the `2 · len` u32s lie exactly in the bytes of the words,
-    // whose alignment is a multiple of u32's; every bit pattern is a valid
-    // u32; the words stay borrowed mutably for the result's lifetime.
-    unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u32>(), 2 * words.len()) }
 }
 
 /// How many positions after `k` in `by_start` start by `last` (relative
