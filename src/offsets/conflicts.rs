@@ -122,6 +122,36 @@ impl Degrees {
         }))
     }
 
+    /// The positions in `items` by first use (ties by position).
+    pub(crate) fn by_start(&self) -> &[usize] {
+        &self.by_start
+    }
+
+    /// How far back each tensor's earlier conflicts reach in first-use
+    /// order, summed: for each tensor, the tensors from the first whose
+    /// running maximum of last uses reaches its first use up to itself.
+    /// With the conflicts, what a scan of every tensor's conflicts as one
+    /// run of that order reads. `O(n)`.
+    pub(crate) fn reach_back(&self, tensors: &[TensorLifetime]) -> usize {
+        if self.by_start.is_empty() {
+            return 0;
+        }
+        let last = |k: usize| tensors[self.items[self.by_start[k]]].last_use;
+        // `most` is the running maximum of last uses up to `start`, which
+        // only moves on (first uses only grow) and stops by `k` (whose own
+        // last use reaches its first): each tensor is passed once.
+        let (mut start, mut most, mut back) = (0, last(0), 0usize);
+        for (k, &p) in self.by_start.iter().enumerate() {
+            let first = tensors[self.items[p]].first_use;
+            while most < first {
+                start += 1;
+                most = most.max(last(start));
+            }
+            back += k - start;
+        }
+        back
+    }
+
     /// Whether the conflict lists are small enough to build
     /// ([`LIST_ENTRY_LIMIT`]) and their entries fit `u32`.
     pub(crate) fn lists_fit(&self) -> bool {

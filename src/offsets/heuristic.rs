@@ -77,13 +77,16 @@
 //!
 //! The conflicts are counted first (`O(n log n)`); when their lists would
 //! pass [`LIST_ENTRY_LIMIT`](super::conflicts::LIST_ENTRY_LIMIT) entries, [`scalable`] plans instead,
-//! with no lists: the same orderings and lowest-floor plans from a segment
-//! tree over the timeline's sections, or from a k-d tree of lifetimes
-//! ([`kd_floors`]) where floors rise many times while tensors wait; the
-//! greedy's plan for best fit, no first fit, `O(n)` memory.
+//! with no lists: the same orderings and lowest-floor plans from the
+//! tensors sorted by first use where lifetimes are short ([`band_floors`]),
+//! else from a segment tree over the timeline's sections, or from a k-d
+//! tree of lifetimes ([`kd_floors`]) where floors rise many times while
+//! tensors wait; the greedy's plan for best fit, no first fit, `O(n)`
+//! memory.
 
 use std::time::Instant;
 
+mod band_floors;
 mod kd_floors;
 mod lowest_floor;
 mod orderings;

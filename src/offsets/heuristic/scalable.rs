@@ -13,7 +13,13 @@
 //! and when best fit wins no improvement follows (both would need a fit
 //! structure per ordering).
 //!
-//! The lowest-floor rule reads its floors from a segment tree over the
+//! Where lifetimes are short, the lowest-floor rule runs over the tensors
+//! sorted by first use ([`band_floors`]): each placement raises the floors
+//! of one contiguous run of that order, its band. It is chosen before any
+//! placement, when the bands' lengths (known from the sorted endpoints)
+//! stay within a few per conflict and a bounded number per tensor.
+//!
+//! Otherwise the rule reads its floors from a segment tree over the
 //! sections of the timeline ([`SectionFloors`]): a tensor's floor is the
 //! most of the tops placed over its sections, and placing a tensor raises
 //! them over its own. With the lazy heap of [`lowest_floor`] this chooses
@@ -31,21 +37,26 @@
 //! # Complexity
 //!
 //! A placement is `O((n + s) log n)` for `s` stale heap entries (at most one
-//! per floor increase); the sections and the orderings `O(n log n)`. The
+//! per floor increase) on the section tree, and `O(n · BAND_WORK_PER_TENSOR)`
+//! at most in band order; the sections and the orderings `O(n log n)`. The
 //! placements (the first counts, though it always runs) and the
-//! improvement share a budget of work ([`SECTION_WORK`], or
-//! [`SCALABLE_WORK`] visits on the k-d tree and [`WORK_PER_TENSOR`] per
-//! tensor on large tables), with at most as many improvement rounds as the
-//! listed heuristic would do for the same conflicts. The lowest-floor plan on the size ordering comes first,
+//! improvement share a budget of work ([`SECTION_WORK`]; or
+//! [`SCALABLE_WORK`] visits on the k-d tree, [`BAND_WORK`] reads in band
+//! order, with [`WORK_PER_TENSOR`] and [`BAND_WORK_PER_TENSOR`] per tensor on
+//! large tables), with at most as many improvement rounds as the listed
+//! heuristic would do for the same conflicts. The lowest-floor plan on the
+//! size ordering comes first,
 //! and a plan that meets the peak of live bytes ends the work (the greedy is
 //! then not run). Memory `O(n)`, no conflict lists. Every step reads the
 //! deadline and answers `None` once it has passed.
 //!
 //! [`LIST_ENTRY_LIMIT`]: crate::offsets::conflicts::LIST_ENTRY_LIMIT
 //! [`kd_floors`]: super::kd_floors
+//! [`band_floors`]: super::band_floors
 
 use std::time::Instant;
 
+use super::band_floors::{band_reads, BandFloors};
 use super::kd_floors::FloorTree;
 use super::lowest_floor::{self, Parts, RadixHeap, SectionFloors};
 use super::{finish, heap_cost, improve, rounds, spread, Best, Placement, ORDERINGS};
@@ -72,7 +83,7 @@ pub(super) fn plan(
     deadline: Option<Instant>,
     greedy: Option<&MemoryPlan>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
-    plan_with(tensors, degrees, peak, deadline, greedy, STALE_PER_TENSOR)
+    plan_with(tensors, degrees, peak, deadline, greedy, Route::Measured)
 }
 
 /// The greedy plan of `tensors`: `known` if the caller has it, else made
@@ -88,19 +99,61 @@ fn greedy_plan<'k>(
     })
 }
 
-/// [`plan`], leaving the section tree once the first placement meets more
-/// than `stale_per_tensor` stale entries per tensor placed.
+/// Which placer [`plan_with`] uses.
+#[derive(Clone, Copy, PartialEq)]
+enum Route {
+    /// The band order where its reads stay within [`BAND_READS_PER_ENTRY`]
+    /// per conflict; else the section tree, left for the k-d tree once the
+    /// first placement meets more than [`STALE_PER_TENSOR`] stale entries
+    /// per tensor placed.
+    Measured,
+    /// The section tree, left for the k-d tree past this many stale entries
+    /// per tensor placed (the tests take each placer this way).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Sections(usize),
+    /// The band order, whatever its reads.
+    Bands,
+}
+
+/// [`plan`] by the placer that `route` names.
 fn plan_with(
     tensors: &[TensorLifetime],
     degrees: Degrees,
     peak: usize,
     deadline: Option<Instant>,
     known_greedy: Option<&MemoryPlan>,
-    stale_per_tensor: usize,
+    route: Route,
 ) -> Result<Option<MemoryPlan>, PlanError> {
     let items = &degrees.items;
     let n = items.len();
     let sizes: Vec<usize> = fallible::collect(n, items.iter().map(|&i| tensors[i].size))?;
+    let stale_per_tensor = match route {
+        Route::Sections(stale) => stale,
+        Route::Measured | Route::Bands => {
+            let reads = band_reads(n, degrees.entries, degrees.reach_back(tensors));
+            let bands = if route == Route::Bands || bands_pay(reads, n, degrees.entries) {
+                BandFloors::new(tensors, items, degrees.by_start(), &sizes, deadline)?
+            } else {
+                None
+            };
+            if let Some(bands) = bands {
+                let budget = BAND_WORK.max(n.saturating_mul(BAND_WORK_PER_TENSOR));
+                let orders = Orderings::new(tensors, items, &degrees.degree, deadline);
+                return plan_by(
+                    tensors,
+                    &degrees,
+                    &sizes,
+                    bands,
+                    orders,
+                    None,
+                    budget,
+                    peak,
+                    known_greedy,
+                );
+            }
+            STALE_PER_TENSOR
+        }
+    };
     let Some(sections) = Sections::new_until(tensors, items, deadline)? else {
         return Ok(None);
     };
@@ -119,13 +172,15 @@ fn plan_with(
         // Floors rise many times while their tensors wait: the k-d tree.
         drop(sectioned);
         let tree = FloorTree::new(tensors, items, &sizes, deadline)?;
-        return plan_by_tree(
+        let budget = scalable_work(n);
+        return plan_by(
             tensors,
             &degrees,
             &sizes,
             tree,
             orders,
-            size_order,
+            Some(size_order),
+            budget,
             peak,
             known_greedy,
         );
@@ -236,34 +291,111 @@ const SCALABLE_WORK: usize = 5 << 23;
 /// visits per tensor in a placement), where it wins.
 const WORK_PER_TENSOR: usize = 72;
 
+/// Tensors in the bands per conflict list entry or tensor, beyond which
+/// the band order is not used: its reads are contiguous and cheap, but a
+/// table whose long lifetimes widen every band would read many tensors
+/// per conflict, where the k-d tree raises whole subtrees.
+const BAND_READS_PER_ENTRY: usize = 4;
+
+/// The most tensors per band, on average, of a table placed in band order:
+/// a few conflicts more than short random lifetimes have (about 150 at
+/// 100 steps), well within [`BAND_WORK_PER_TENSOR`].
+const BAND_READS_PER_TENSOR: usize = 256;
+
+/// Work of the placements and of the improvement in band order, in reads:
+/// beyond it no further ordering is tried and the improvement stops, so
+/// that a placement's linear cost bounds the whole plan's. Every ordering
+/// and a few improvement rounds on short random lifetimes at 100,000
+/// tensors (about 330 reads per tensor in a placement).
+const BAND_WORK: usize = 1 << 28;
+
+/// Reads per tensor of the band order's budget on large tables: a second
+/// ordering on short random lifetimes, a third on sliding windows.
+const BAND_WORK_PER_TENSOR: usize = 512;
+
+/// Whether a placement in band order, whose bands hold `reads` tensors in
+/// all for `n` tensors with `entries` conflict list entries, stays
+/// near-linear: within [`BAND_READS_PER_ENTRY`] per entry or tensor, and
+/// within [`BAND_READS_PER_TENSOR`] per tensor (which on dense tables,
+/// where the bands hold `O(n)` tensors each, it does not).
+fn bands_pay(reads: usize, n: usize, entries: usize) -> bool {
+    reads
+        <= n.saturating_add(entries)
+            .saturating_mul(BAND_READS_PER_ENTRY)
+        && reads <= n.saturating_mul(BAND_READS_PER_TENSOR)
+}
+
 /// The k-d tree's budget of visits for `n` tensors.
 fn scalable_work(n: usize) -> usize {
     SCALABLE_WORK.max(n.saturating_mul(WORK_PER_TENSOR))
 }
 
-/// The plan by the k-d tree `tree`, from the size ordering on, within the
-/// budget of [`scalable_work`] visits.
+/// A placer without lists whose work is counted, so that one budget bounds
+/// its placements and the improvement.
+pub(super) trait Counted: Placement {
+    /// The work of the current placement, or of the last one.
+    fn work(&self) -> usize;
+    /// The work of the last finished placement (at least one per tensor).
+    fn placement_cost(&self) -> usize;
+    /// When its placements stop.
+    fn deadline(&self) -> Option<Instant>;
+}
+
+impl Counted for FloorTree<'_> {
+    fn work(&self) -> usize {
+        self.visits
+    }
+    fn placement_cost(&self) -> usize {
+        FloorTree::placement_cost(self)
+    }
+    fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+}
+
+impl Counted for BandFloors<'_> {
+    fn work(&self) -> usize {
+        self.reads
+    }
+    fn placement_cost(&self) -> usize {
+        BandFloors::placement_cost(self)
+    }
+    fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+}
+
+/// The plan by `placer`, from the size ordering (`size_order`, if the
+/// caller has it) on, within `budget` of the placer's work.
 #[allow(clippy::too_many_arguments)]
-fn plan_by_tree(
+fn plan_by(
     tensors: &[TensorLifetime],
     degrees: &Degrees,
     sizes: &[usize],
-    mut placer: FloorTree<'_>,
+    mut placer: impl Counted,
     mut orders: Orderings<'_>,
-    size_order: Vec<usize>,
+    size_order: Option<Vec<usize>>,
+    budget: usize,
     peak: usize,
     known_greedy: Option<&MemoryPlan>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
-    let deadline = placer.deadline;
+    let deadline = placer.deadline();
     let items = &degrees.items;
     let n = items.len();
+    let size_order = match size_order {
+        Some(order) => order,
+        None => match orders.order(0)? {
+            Some(order) => order,
+            None => return Ok(None), // out of time
+        },
+    };
     let Some(first) = placer.place(&size_order, usize::MAX)? else {
         return Ok(None); // out of time
     };
     if first <= peak {
         let best = Best {
             arena: peak,
-            offsets: fallible::collect(n, placer.offsets.iter().copied())?,
+            offsets: fallible::collect(n, placer.offsets().iter().copied())?,
             order: size_order,
         };
         return spread(tensors.len(), items, best); // optimal
@@ -271,8 +403,7 @@ fn plan_by_tree(
     if late(deadline) {
         return Ok(None);
     }
-    let mut work = placer.visits;
-    let budget = scalable_work(n);
+    let mut work = placer.work();
 
     // Best fit on the size ordering: the greedy.
     let Some(greedy) = greedy_plan(tensors, known_greedy, deadline)? else {
@@ -290,7 +421,7 @@ fn plan_by_tree(
     let mut lowest_floor_won = false;
     if first < best.arena {
         best.arena = first;
-        best.offsets.clone_from(&placer.offsets);
+        best.offsets.copy_from_slice(placer.offsets());
         lowest_floor_won = true;
     }
     // When the budget cannot take every ordering, the ones by conflict
@@ -311,14 +442,14 @@ fn plan_by_tree(
         // Only a smaller arena wins: stop a placement once it reaches the
         // best one.
         let placed = placer.place(&order, best.arena - 1)?;
-        work = work.saturating_add(placer.visits);
+        work = work.saturating_add(placer.work());
         let Some(arena) = placed else {
             break; // out of time
         };
         if arena < best.arena {
             best.arena = arena;
             best.order = order;
-            best.offsets.clone_from(&placer.offsets);
+            best.offsets.copy_from_slice(placer.offsets());
             lowest_floor_won = true;
         }
     }
@@ -491,11 +622,52 @@ mod tests {
         }
     }
 
-    /// Both branches (the section tree throughout, and the k-d tree after
-    /// the first stale entry) give sound plans, by a check of every pair,
+    /// The band order is taken on short lifetimes (a chain, sliding
+    /// windows) and refused where its bands would grow with `n`: one
+    /// lifetime over the whole table first in the order, or all tensors
+    /// live together. The reads are the bands' lengths counted by brute
+    /// force, not the placer's own count.
+    #[test]
+    fn the_band_order_is_taken_only_where_its_bands_stay_short() {
+        let n = 4000;
+        let chain: Vec<TensorLifetime> =
+            (0..n).map(|i| TensorLifetime::new(64, i, i + 1)).collect();
+        let window: Vec<TensorLifetime> =
+            (0..n).map(|i| TensorLifetime::new(64, i, i + 10)).collect();
+        let mut spanned = chain.clone();
+        spanned[0] = TensorLifetime::new(64, 0, n);
+        let dense: Vec<TensorLifetime> = (0..n).map(|i| TensorLifetime::new(64, i, n)).collect();
+        for (tensors, expected) in [
+            (chain, true),
+            (window, true),
+            (spanned, false),
+            (dense, false),
+        ] {
+            let degrees = Degrees::new(&tensors).unwrap();
+            // Each band: from the first tensor whose lifetime or an earlier
+            // one's reaches the tensor's first use, to the last that
+            // starts by its last use (inputs here are sorted by first use).
+            let reads: usize = tensors
+                .iter()
+                .map(|a| {
+                    let start = (0..tensors.len())
+                        .find(|&j| tensors[..=j].iter().any(|b| b.last_use >= a.first_use))
+                        .unwrap();
+                    let stop = tensors.iter().filter(|b| b.first_use <= a.last_use).count();
+                    stop - start
+                })
+                .sum();
+            let back = degrees.reach_back(&tensors);
+            assert_eq!(band_reads(n, degrees.entries, back), reads);
+            assert_eq!(bands_pay(reads, n, degrees.entries), expected);
+        }
+    }
+
+    /// Every route (the section tree throughout, the k-d tree after the
+    /// first stale entry, and the band order) gives sound plans, by a check of every pair,
     /// between the peak and the greedy's arena, on seeded random tables.
     #[test]
-    fn both_branches_give_sound_plans_between_the_peak_and_the_greedy() {
+    fn every_route_gives_sound_plans_between_the_peak_and_the_greedy() {
         use crate::offsets::peak::try_peak_live_bytes;
         let mut rng = crate::rng::XorShift(0x1357_9BDF_2468_ACE0);
         let mut below = |bound: usize| rng.below(bound);
@@ -513,9 +685,13 @@ mod tests {
             let greedy = crate::offsets::greedy::try_plan_offsets(&tensors)
                 .unwrap()
                 .arena_size;
-            for limit in [0, usize::MAX] {
+            for route in [
+                Route::Sections(0),
+                Route::Sections(usize::MAX),
+                Route::Bands,
+            ] {
                 let degrees = Degrees::new(&tensors).unwrap();
-                let plan = plan_with(&tensors, degrees, peak, None, None, limit)
+                let plan = plan_with(&tensors, degrees, peak, None, None, route)
                     .unwrap()
                     .unwrap();
                 let mut top = 0;
