@@ -166,8 +166,8 @@ const EMPTY: Least = Least {
 impl<'a> BandFloors<'a> {
     /// The band order of the tensors `items` of `tensors` (`by_start`, their
     /// positions by first use; sizes `sizes` by position, each positive)
-    /// and each one's band; `None` if the keys
-    /// or the sizes in units would not fit (`u64`, `u32`). Errors:
+    /// and each one's band; `None` if the keys or the sizes in units would
+    /// not fit (`u64`, `u32`), or the sizes' total `usize`. Errors:
     /// [`PlanError::OutOfMemory`].
     pub(super) fn new(
         tensors: &[TensorLifetime],
@@ -183,9 +183,11 @@ impl<'a> BandFloors<'a> {
             .fold(0usize, |t, &s| t.saturating_add(s / unit));
         let rank_bits = bit_length(n as u64);
         let widest = sizes.iter().max().map_or(0, |&s| s / unit);
-        // Keys below [`PLACED`].
+        // Keys below [`PLACED`]; every end offset in bytes within `usize`
+        // (the other placers report the tensor that passes it).
         let fits = rank_bits + bit_length(total as u64) < 64 && widest <= u32::MAX as usize;
-        if n >= 1 << 31 || !fits || total == usize::MAX {
+        let bytes = sizes.iter().try_fold(0usize, |t, &s| t.checked_add(s));
+        if n >= 1 << 31 || !fits || total == usize::MAX || bytes.is_none() {
             // The keys (or endpoint and tensor ranks) would not fit.
             return Ok(None);
         }
@@ -457,6 +459,27 @@ mod tests {
             }
         }
         assert!(refused > 0);
+    }
+
+    /// Sizes whose total passes `usize` are refused (the other placers
+    /// report the tensor whose end passes it), as are sizes past `u32` in
+    /// units; sizes that fit are taken.
+    #[test]
+    fn sizes_past_the_keys_are_refused() {
+        let half = usize::MAX / 2 + 1;
+        for (sizes, taken) in [
+            (vec![half, half], false),
+            (vec![1, u32::MAX as usize + 1], false),
+            (vec![8, 24], true),
+        ] {
+            let tensors: Vec<TensorLifetime> = sizes
+                .iter()
+                .map(|&s| TensorLifetime::new(s, 0, 1))
+                .collect();
+            let items = [0, 1];
+            let bands = BandFloors::new(&tensors, &items, &[0, 1], &sizes, None).unwrap();
+            assert_eq!(bands.is_some(), taken, "{sizes:?}");
+        }
     }
 
     /// Each tensor's band holds every tensor whose lifetime meets its own
