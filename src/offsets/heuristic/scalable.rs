@@ -16,7 +16,7 @@
 //! Where lifetimes are short, the lowest-floor rule runs over the tensors
 //! sorted by first use ([`band_floors`]): each placement raises the floors
 //! of one contiguous run of that order, its band. It is chosen before any
-//! placement, when the bands' lengths (known from the sorted endpoints)
+//! placement, when the bands' lengths (counted with the conflicts, `O(n)`)
 //! stay within a few per conflict and a bounded number per tensor.
 //!
 //! Otherwise the rule reads its floors from a segment tree over the
@@ -37,8 +37,9 @@
 //! # Complexity
 //!
 //! A placement is `O((n + s) log n)` for `s` stale heap entries (at most one
-//! per floor increase) on the section tree, and `O(n · BAND_WORK_PER_TENSOR)`
-//! at most in band order; the sections and the orderings `O(n log n)`. The
+//! per floor increase) on the section tree, and `O(n log n)` in band order
+//! (at most [`BAND_READS_PER_TENSOR`] band entries per tensor); the
+//! sections and the orderings `O(n log n)`. The
 //! placements (the first counts, though it always runs) and the
 //! improvement share a budget of work ([`SECTION_WORK`]; or
 //! [`SCALABLE_WORK`] visits on the k-d tree, [`BAND_WORK`] reads in band
@@ -102,10 +103,9 @@ fn greedy_plan<'k>(
 /// Which placer [`plan_with`] uses.
 #[derive(Clone, Copy, PartialEq)]
 enum Route {
-    /// The band order where its reads stay within [`BAND_READS_PER_ENTRY`]
-    /// per conflict; else the section tree, left for the k-d tree once the
-    /// first placement meets more than [`STALE_PER_TENSOR`] stale entries
-    /// per tensor placed.
+    /// The band order where its bands stay short ([`bands_pay`]); else the
+    /// section tree, left for the k-d tree once the first placement meets
+    /// more than [`STALE_PER_TENSOR`] stale entries per tensor placed.
     Measured,
     /// The section tree, left for the k-d tree past this many stale entries
     /// per tensor placed (the tests take each placer this way).
@@ -298,15 +298,15 @@ const WORK_PER_TENSOR: usize = 72;
 const BAND_READS_PER_ENTRY: usize = 4;
 
 /// The most tensors per band, on average, of a table placed in band order:
-/// a few conflicts more than short random lifetimes have (about 150 at
-/// 100 steps), well within [`BAND_WORK_PER_TENSOR`].
+/// above the bands of short random lifetimes (about 150 for lifetimes of up
+/// to 100 steps), within [`BAND_WORK_PER_TENSOR`].
 const BAND_READS_PER_TENSOR: usize = 256;
 
 /// Work of the placements and of the improvement in band order, in reads:
 /// beyond it no further ordering is tried and the improvement stops, so
-/// that a placement's linear cost bounds the whole plan's. Every ordering
-/// and a few improvement rounds on short random lifetimes at 100,000
-/// tensors (about 330 reads per tensor in a placement).
+/// that a placement's near-linear cost bounds the whole plan's. Every
+/// ordering on short random lifetimes at 100,000 tensors (about 330 reads
+/// per tensor in a placement, the charge per tensor placed included).
 const BAND_WORK: usize = 1 << 28;
 
 /// Reads per tensor of the band order's budget on large tables: a second
