@@ -58,8 +58,8 @@ const PLACE_READS: usize = 128;
 /// Slots in a cache line.
 const SLOTS_PER_LINE: usize = 64 / core::mem::size_of::<Slot>();
 
-/// The most cache lines of the next tensor's band (from its start) asked
-/// for ahead: the hardware follows a longer band by itself, and the
+/// The most cache lines of the next tensor's blocks (from its band's start)
+/// asked for ahead: the hardware follows a longer band by itself, and the
 /// prediction of the next tensor can fail.
 const PREFETCH_LINES: usize = 16;
 
@@ -333,8 +333,13 @@ impl Placement for BandFloors<'_> {
             let next = self.tree[1];
             let at = next.at as usize;
             prefetch(&self.records[at]);
-            prefetch(&self.slots[at]);
-            let ahead = (next.start as usize..at).step_by(SLOTS_PER_LINE);
+            // The blocks from its band's start to the one after its own,
+            // each read whole when it is refreshed.
+            let (from, to) = (
+                next.start as usize / BLOCK * BLOCK,
+                (at / BLOCK + 2) * BLOCK,
+            );
+            let ahead = (from..to.min(self.slots.len())).step_by(SLOTS_PER_LINE);
             for line in ahead.take(PREFETCH_LINES) {
                 prefetch(&self.slots[line]);
             }
