@@ -327,9 +327,9 @@ impl Placement for BandFloors<'_> {
             self.pull(s / BLOCK, s / BLOCK);
             // The least tensor left is placed next unless this raise lifts
             // it, which needs it in this band: ask for its record, its
-            // slot, the start of its band and its block's path in the tree
-            // now, so that those misses overlap this placement. (This
-            // tensor's came with the last placement.)
+            // blocks and its block's path in the tree now, so that those
+            // misses overlap this placement. (This tensor's came with the
+            // last placement.)
             let next = self.tree[1];
             let at = next.at as usize;
             prefetch(&self.records[at]);
