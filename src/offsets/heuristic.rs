@@ -330,6 +330,41 @@ impl Placement for Ruled<'_, '_> {
     }
 }
 
+/// Asserts that `placer` (made for the planned tensors of `conflicts`,
+/// sizes `sizes` by position) places every ordering of `tensors` as the
+/// listed lowest-floor rule does: the same arena, the same early stop below
+/// a bound, the same offsets. Each placer without lists is tested so.
+#[cfg(test)]
+fn assert_places_as_listed(
+    tensors: &[TensorLifetime],
+    conflicts: &Conflicts,
+    sizes: &[usize],
+    placer: &mut dyn Placement,
+) {
+    let items = &conflicts.items;
+    let degree: Vec<usize> = (0..items.len())
+        .map(|p| conflicts.neighbours(p).len())
+        .collect();
+    let mut listed = Placer::new(conflicts, sizes).unwrap();
+    let mut orders = Orderings::new(tensors, items, &degree, None);
+    for k in 0..ORDERINGS {
+        let order = orders.order(k).unwrap().unwrap();
+        for bound in [usize::MAX, 64] {
+            let expected = listed
+                .place(&order, Rule::LowestFloor, bound, None)
+                .unwrap();
+            assert_eq!(
+                placer.place(&order, bound).unwrap(),
+                expected,
+                "{tensors:?}"
+            );
+            if expected.is_some_and(|arena| arena <= bound) {
+                assert_eq!(placer.offsets(), &listed.offsets[..], "{tensors:?}");
+            }
+        }
+    }
+}
+
 /// Local improvement: perturb the best ordering and place it again with
 /// `placer`, keeping the result when the arena does not grow (so
 /// that the walk can cross plateaus), for `rounds` rounds, until `deadline`,

@@ -391,7 +391,7 @@ impl Placement for BandFloors<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Orderings, Placer, Rule, ORDERINGS};
+    use super::super::assert_places_as_listed;
     use super::*;
     use crate::offsets::conflicts::{Conflicts, Degrees};
 
@@ -435,10 +435,6 @@ mod tests {
             let conflicts = Conflicts::new(&tensors).unwrap();
             let items = &conflicts.items;
             let sizes: Vec<usize> = items.iter().map(|&i| tensors[i].size).collect();
-            let degree: Vec<usize> = (0..items.len())
-                .map(|p| conflicts.neighbours(p).len())
-                .collect();
-            let mut listed = Placer::new(&conflicts, &sizes).unwrap();
             let mut by_start: Vec<usize> = (0..items.len()).collect();
             by_start.sort_by_key(|&p| (tensors[items[p]].first_use, p));
             let Some(mut bands) =
@@ -449,19 +445,7 @@ mod tests {
                 refused += 1;
                 continue;
             };
-            let mut orders = Orderings::new(&tensors, items, &degree, None);
-            for k in 0..ORDERINGS {
-                let order = orders.order(k).unwrap().unwrap();
-                for bound in [usize::MAX, 64] {
-                    let expected = listed
-                        .place(&order, Rule::LowestFloor, bound, None)
-                        .unwrap();
-                    assert_eq!(bands.place(&order, bound).unwrap(), expected);
-                    if expected.is_some_and(|arena| arena <= bound) {
-                        assert_eq!(bands.offsets(), &listed.offsets[..], "{tensors:?}");
-                    }
-                }
-            }
+            assert_places_as_listed(&tensors, &conflicts, &sizes, &mut bands);
         }
         assert!(refused > 0);
     }

@@ -396,7 +396,7 @@ impl Placement for FloorTree<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Orderings, Placer, Rule, ORDERINGS};
+    use super::super::assert_places_as_listed;
     use super::*;
     use crate::offsets::conflicts::Conflicts;
 
@@ -452,24 +452,8 @@ mod tests {
             let conflicts = Conflicts::new(&tensors).unwrap();
             let items = &conflicts.items;
             let sizes: Vec<usize> = items.iter().map(|&i| tensors[i].size).collect();
-            let degree: Vec<usize> = (0..items.len())
-                .map(|p| conflicts.neighbours(p).len())
-                .collect();
-            let mut listed = Placer::new(&conflicts, &sizes).unwrap();
             let mut tree = FloorTree::new(&tensors, items, &sizes, None).unwrap();
-            let mut orders = Orderings::new(&tensors, items, &degree, None);
-            for k in 0..ORDERINGS {
-                let order = orders.order(k).unwrap().unwrap();
-                for bound in [usize::MAX, 64] {
-                    let expected = listed
-                        .place(&order, Rule::LowestFloor, bound, None)
-                        .unwrap();
-                    assert_eq!(tree.place(&order, bound).unwrap(), expected);
-                    if expected.is_some_and(|arena| arena <= bound) {
-                        assert_eq!(tree.offsets(), &listed.offsets[..], "{tensors:?}");
-                    }
-                }
-            }
+            assert_places_as_listed(&tensors, &conflicts, &sizes, &mut tree);
         }
     }
 }
