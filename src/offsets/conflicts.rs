@@ -559,6 +559,13 @@ impl Sections {
     }
 }
 
+/// The greatest common divisor of `sizes` (1 if there are none or all are
+/// 0): every sum of sizes, so every floor and offset a placement makes, is
+/// a multiple of it.
+pub(crate) fn size_unit(sizes: &[usize]) -> usize {
+    sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1)
+}
+
 /// Greatest common divisor (`gcd(0, b) = b`).
 pub(crate) fn gcd(mut a: usize, mut b: usize) -> usize {
     while b != 0 {

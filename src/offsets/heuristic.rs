@@ -96,7 +96,7 @@ mod scalable;
 use lowest_floor::{ListFloors, Parts, RadixHeap};
 use orderings::{Orderings, ORDERINGS};
 
-use super::conflicts::{gcd, Conflicts, Degrees};
+use super::conflicts::{size_unit, Conflicts, Degrees};
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::rng::XorShift;
@@ -443,7 +443,7 @@ impl<'a> Placer<'a> {
     fn new(conflicts: &'a Conflicts, sizes: &'a [usize]) -> Result<Self, PlanError> {
         let n = sizes.len();
         let entries = conflicts.entries();
-        let unit = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
+        let unit = size_unit(sizes);
         let total = sizes.iter().fold(0usize, |t, &s| t.saturating_add(s));
         Ok(Placer {
             conflicts,

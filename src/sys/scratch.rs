@@ -65,11 +65,18 @@ pub(crate) fn array_bytes<T>(count: usize) -> Option<usize> {
     count.checked_mul(size_of::<T>())
 }
 
-/// Plain integer words whose bytes any `u32`s may overwrite: at least
-/// 4 bytes in size and alignment, every bit pattern valid.
-pub(crate) trait Word: Copy {}
-impl Word for u64 {}
-impl Word for usize {}
+/// Plain integer words whose bytes any `u32`s may overwrite.
+///
+/// # Safety
+///
+/// An implementor is at least 4 bytes in size and alignment, its size a
+/// multiple of 4, and every bit pattern of it is valid: [`halves`] relies
+/// on it.
+pub(crate) unsafe trait Word: Copy {}
+// SAFETY: 8 bytes, 8-aligned, every bit pattern valid.
+unsafe impl Word for u64 {}
+// SAFETY: 4 or 8 bytes, aligned as its size, every bit pattern valid.
+unsafe impl Word for usize {}
 
 /// The 32-bit halves of `words` (the words themselves where they are
 /// 32-bit), in the platform's byte order, which no caller relies on.

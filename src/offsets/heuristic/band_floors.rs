@@ -38,7 +38,7 @@ use std::time::Instant;
 
 use super::{Placement, CLOCK_PERIOD};
 use crate::error::PlanError;
-use crate::offsets::conflicts::gcd;
+use crate::offsets::conflicts::size_unit;
 use crate::offsets::greedy::endpoint_ranks;
 use crate::offsets::radix::bit_length;
 use crate::offsets::TensorLifetime;
@@ -177,7 +177,7 @@ impl<'a> BandFloors<'a> {
         deadline: Option<Instant>,
     ) -> Result<Option<Self>, PlanError> {
         let n = items.len();
-        let unit = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
+        let unit = size_unit(sizes);
         let total = sizes
             .iter()
             .fold(0usize, |t, &s| t.saturating_add(s / unit));

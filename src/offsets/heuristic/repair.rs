@@ -48,7 +48,7 @@ use std::time::Instant;
 
 use super::Best;
 use crate::error::PlanError;
-use crate::offsets::conflicts::{gcd, late, positions_by};
+use crate::offsets::conflicts::{late, positions_by, size_unit};
 use crate::offsets::TensorLifetime;
 use crate::rng::XorShift;
 use crate::sys::fallible;
@@ -107,7 +107,7 @@ pub(super) fn repair(
         return Ok(());
     }
     repairer.budget = MIN_WORK.max(n.saturating_mul(WORK_PER_TENSOR));
-    let unit = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
+    let unit = size_unit(sizes);
     let mut step = ((best.arena - peak) / 16 / unit * unit).max(unit);
     while best.arena > peak && step >= unit && !repairer.spent() {
         let target = best.arena.saturating_sub(step).max(peak);

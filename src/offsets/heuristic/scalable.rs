@@ -46,10 +46,10 @@
 //! order, with [`WORK_PER_TENSOR`] and [`BAND_WORK_PER_TENSOR`] per tensor on
 //! large tables), with at most as many improvement rounds as the listed
 //! heuristic would do for the same conflicts. The lowest-floor plan on the
-//! size ordering comes first,
-//! and a plan that meets the peak of live bytes ends the work (the greedy is
-//! then not run). Memory `O(n)`, no conflict lists. Every step reads the
-//! deadline and answers `None` once it has passed.
+//! size ordering comes first, and a plan that meets the peak of live bytes
+//! ends the work (the greedy is then not run). Memory `O(n)`, no conflict
+//! lists. Every step reads the deadline and answers `None` once it has
+//! passed.
 //!
 //! [`LIST_ENTRY_LIMIT`]: crate::offsets::conflicts::LIST_ENTRY_LIMIT
 //! [`kd_floors`]: super::kd_floors
@@ -63,7 +63,7 @@ use super::lowest_floor::{self, Parts, RadixHeap, SectionFloors};
 use super::{finish, heap_cost, improve, rounds, spread, Best, Placement, ORDERINGS};
 use super::{Key, Orderings};
 use crate::error::PlanError;
-use crate::offsets::conflicts::{gcd, late, Degrees, Sections};
+use crate::offsets::conflicts::{late, size_unit, Degrees, Sections};
 use crate::offsets::greedy::plan_until;
 use crate::offsets::{MemoryPlan, TensorLifetime};
 use crate::sys::fallible;
@@ -492,7 +492,7 @@ impl<'a> SectionPlacer<'a> {
         items: &'a [usize],
         deadline: Option<Instant>,
     ) -> Result<Self, PlanError> {
-        let unit = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
+        let unit = size_unit(sizes);
         let total = sizes.iter().fold(0usize, |t, &s| t.saturating_add(s));
         Ok(SectionPlacer {
             floors: SectionFloors::new(sections, total / unit)?,
@@ -648,8 +648,9 @@ mod tests {
     }
 
     /// Every route (the section tree throughout, the k-d tree after the
-    /// first stale entry, and the band order) gives sound plans, by a check of every pair,
-    /// between the peak and the greedy's arena, on seeded random tables.
+    /// first stale entry, and the band order) gives sound plans, by a check
+    /// of every pair, between the peak and the greedy's arena, on seeded
+    /// random tables.
     #[test]
     fn every_route_gives_sound_plans_between_the_peak_and_the_greedy() {
         use crate::offsets::peak::try_peak_live_bytes;

@@ -102,7 +102,7 @@ mod tops;
 
 use std::time::{Duration, Instant};
 
-use super::conflicts::{gcd, lifetime_length, Degrees, Sections};
+use super::conflicts::{lifetime_length, size_unit, Degrees, Sections};
 use super::{MemoryPlan, SearchBudget, SearchProgress, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
@@ -403,7 +403,7 @@ impl Search {
         let Degrees { items, degree, .. } = degrees;
         let n = items.len();
         let sizes: Vec<usize> = fallible::collect(n, items.iter().map(|&i| tensors[i].size))?;
-        let step = sizes.iter().fold(0, |g, &s| gcd(g, s)).max(1);
+        let step = size_unit(&sizes);
         if past(deadline) {
             return Ok(Err(start));
         }
