@@ -11,6 +11,12 @@
 //!
 //! # Algorithm
 //!
+//! First, two shapes of table are planned at the peak of live bytes by a
+//! direct construction ([`at_peak`]): nested lifetimes (each tensor stacked
+//! on those whose lifetimes hold its own) and tables with at most two
+//! tensors live at once (the two sides of the conflict forest at the two
+//! ends of the arena). Those plans are optimal and end the work. Otherwise:
+//!
 //! Nine orderings, each a stable sort (ties keep input order) in decreasing
 //! key. Six have a single key: size; number of lifetime conflicts; lifetime
 //! length; size × length (area); the pressure of the tensor's busiest node
@@ -54,6 +60,8 @@
 //!
 //! # Complexity
 //!
+//! `O(n log n)` to sort the tensors by first use and try the two direct
+//! shapes ([`at_peak`], `O(n)` after the sort); then
 //! `O(n log n + E)` to build the conflict lists (`E` conflicting pairs) and
 //! `O(n log n)` at worst for each key component's ranks (once) and `O(n)`
 //! for each ordering (counting sorts of the ranks, [`orderings`]); at
@@ -86,6 +94,7 @@
 
 use std::time::Instant;
 
+mod at_peak;
 mod band_floors;
 mod kd_floors;
 mod lowest_floor;
@@ -93,10 +102,11 @@ mod orderings;
 mod repair;
 mod scalable;
 
+use at_peak::AtPeak;
 use lowest_floor::{ListFloors, Parts, RadixHeap};
 use orderings::{Orderings, ORDERINGS};
 
-use super::conflicts::{size_unit, Conflicts, Degrees};
+use super::conflicts::{size_unit, Conflicts, Degrees, Starts};
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
 use crate::rng::XorShift;
@@ -141,6 +151,26 @@ pub(crate) fn plan(
     plan_knowing(tensors, peak, deadline, None)
 }
 
+/// The plan of [`at_peak`] if `tensors` (sizes already rounded; lifetimes
+/// already validated; their peak of live bytes `peak`) are nested or have
+/// at most two tensors live at once: optimal, `O(n log n)`. `None` for
+/// other tables, or once `deadline` has passed.
+///
+/// Errors: [`PlanError::OutOfMemory`].
+pub(crate) fn plan_at_peak(
+    tensors: &[TensorLifetime],
+    peak: usize,
+    deadline: Option<Instant>,
+) -> Result<Option<MemoryPlan>, PlanError> {
+    let Some(starts) = Starts::new_until(tensors, deadline)? else {
+        return Ok(None); // out of time
+    };
+    Ok(match at_peak::plan(tensors, &starts, peak, deadline)? {
+        AtPeak::Plan(plan) => Some(plan),
+        AtPeak::Neither | AtPeak::Late => None,
+    })
+}
+
 /// [`plan`], given the greedy plan of `tensors` when the caller has made it
 /// already (the path without conflict lists uses it as a candidate rather
 /// than making it again).
@@ -150,7 +180,15 @@ pub(crate) fn plan_knowing(
     deadline: Option<Instant>,
     greedy: Option<&MemoryPlan>,
 ) -> Result<Option<MemoryPlan>, PlanError> {
-    let Some(degrees) = Degrees::new_until(tensors, deadline)? else {
+    let Some(starts) = Starts::new_until(tensors, deadline)? else {
+        return Ok(None); // out of time
+    };
+    match at_peak::plan(tensors, &starts, peak, deadline)? {
+        AtPeak::Plan(plan) => return Ok(Some(plan)), // optimal
+        AtPeak::Late => return Ok(None),
+        AtPeak::Neither => {}
+    }
+    let Some(degrees) = Degrees::count_until(tensors, starts, deadline)? else {
         return Ok(None); // out of time
     };
     if !degrees.lists_fit() {
@@ -983,9 +1021,10 @@ mod tests {
                 assert_sound(&tensors, &plan);
             }
         }
-        // 3000 tensors live at one node: 9 M list entries, past the limit.
+        // 3000 tensors live at one node: 9 M list entries, past the limit;
+        // their lifetimes cross (not nested), so no direct plan is made.
         let tensors: Vec<TensorLifetime> = (0..3000)
-            .map(|i| TensorLifetime::new(64 * (1 + i % 7), i % 5, 10))
+            .map(|i| TensorLifetime::new(64 * (1 + i % 7), i % 5, 10 + i % 3))
             .collect();
         assert!(!Degrees::new(&tensors).unwrap().lists_fit());
         let plan = plan(&tensors, try_peak_live_bytes(&tensors).unwrap(), None)

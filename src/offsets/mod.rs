@@ -302,6 +302,10 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 /// later one on a tie); how long the first took; and how many tensors it
 /// stacked because the deadline cut it short (0 if it was not).
 ///
+/// 0. The heuristic's direct plan at `peak` on the tables of its two
+///    shapes ([`heuristic::plan_at_peak`]): a sort by first use and a
+///    pass, less than the first-fit plan's two sorts and sweep, and
+///    optimal where it applies; then returned alone.
 /// 1. The online first-fit plan (`online`): `O(n log n)` whatever the
 ///    number of conflicting pairs, so that every capped call has a sound
 ///    plan; cut short by the deadline (the tensors not yet placed stacked
@@ -325,6 +329,10 @@ fn capped_start(
     deadline: Instant,
     first: FirstFit,
 ) -> Result<(MemoryPlan, Duration, usize), PlanError> {
+    let began = Instant::now();
+    if let Some(plan) = heuristic::plan_at_peak(rounded, peak, Some(deadline))? {
+        return Ok((plan, began.elapsed(), 0));
+    }
     let online_began = Instant::now();
     let FirstFit {
         survey,

@@ -1,0 +1,342 @@
+//! Two shapes of table whose lower bound, the peak of live bytes, is met by
+//! a direct construction, in `O(n)` over the tensors sorted by first use:
+//! the heuristic returns these plans before any ordering is made.
+//!
+//! - *Nested lifetimes* (any two that meet, one within the other: the
+//!   tensors of a stack, of nested scopes, of a recursion): each tensor is
+//!   put on top of the tensors whose lifetimes hold its own. Those are all
+//!   live at its first use, so no top passes the live bytes there.
+//! - *At most two tensors live at once* (a chain of operators, each
+//!   reading one tensor and writing the next): the conflicts form a forest,
+//!   whose two sides take the two ends of the arena, one at offset 0 and
+//!   the other ending at the peak ("ping-pong" buffers). Two tensors that
+//!   meet are live together at some node, so their sizes add up to at most
+//!   the peak, and the two ends never overlap.
+//!
+//! # What is exact
+//!
+//! Every plan returned is sound and its arena is the peak, which no sound
+//! plan is below: optimal. Tables of neither shape are left to the
+//! heuristic's orderings.
+//!
+//! # Complexity
+//!
+//! `O(n)` time after the sort by first use (which the caller's
+//! [`Starts`] has), plus the sort of each run of equal first uses by
+//! decreasing last use for the nested test (`O(n log n)` at worst); `O(n)`
+//! memory. The deadline is read every [`DEADLINE_PERIOD`] tensors.
+
+use std::cmp::Reverse;
+use std::time::Instant;
+
+use crate::error::PlanError;
+use crate::offsets::conflicts::{late, Starts, DEADLINE_PERIOD};
+use crate::offsets::{MemoryPlan, TensorLifetime};
+use crate::sys::fallible;
+
+/// What [`plan`] found.
+pub(super) enum AtPeak {
+    /// A plan whose arena is the peak.
+    Plan(MemoryPlan),
+    /// The table is of neither shape.
+    Neither,
+    /// The deadline passed first.
+    Late,
+}
+
+/// A plan of `tensors` meeting `peak` (their peak of live bytes, sizes
+/// already rounded) if their lifetimes are nested or at most two tensors
+/// are live at once; `starts` are the planned tensors sorted by first use.
+///
+/// Errors: [`PlanError::OutOfMemory`].
+pub(super) fn plan(
+    tensors: &[TensorLifetime],
+    starts: &Starts,
+    peak: usize,
+    deadline: Option<Instant>,
+) -> Result<AtPeak, PlanError> {
+    let items = &starts.items;
+    let tensor = |p: usize| &tensors[items[p]];
+    // Each planned position's offset, if the table has either shape.
+    let placed: Vec<usize> = match two_sides(&starts.by_start, &tensor, deadline)? {
+        Found::Late => return Ok(AtPeak::Late),
+        // A tensor's size is at most the peak (it is live alone).
+        Found::Yes(bottom) => fallible::collect(
+            bottom.len(),
+            (bottom.iter().enumerate()).map(|(p, &bottom)| {
+                if bottom {
+                    0
+                } else {
+                    peak.saturating_sub(tensor(p).size)
+                }
+            }),
+        )?,
+        Found::No => match stacked(&starts.by_start, &tensor, deadline)? {
+            Found::Late => return Ok(AtPeak::Late),
+            Found::Yes(floor) => floor,
+            Found::No => return Ok(AtPeak::Neither),
+        },
+    };
+    // Both constructions keep every top within the peak when `peak` is the
+    // table's; a top past it would mean it is not, and then nothing is
+    // claimed.
+    let mut arena = 0;
+    for (p, &offset) in placed.iter().enumerate() {
+        let size = tensor(p).size;
+        if size > peak || offset > peak - size {
+            return Ok(AtPeak::Neither);
+        }
+        arena = arena.max(offset + size);
+    }
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+    for (&i, &offset) in items.iter().zip(&placed) {
+        offsets[i] = offset;
+    }
+    Ok(AtPeak::Plan(MemoryPlan {
+        offsets,
+        arena_size: arena,
+    }))
+}
+
+/// The outcome of one shape's test, with what it built for each position.
+enum Found<T> {
+    Yes(Vec<T>),
+    No,
+    Late,
+}
+
+/// Whether at most two of the positions are live at any node; if so, each
+/// position's side of the arena (`true`: the bottom), the two sides of
+/// every meeting pair different. A tensor meets an earlier starter only if
+/// that one is live at its first use, and there is at most one such: it
+/// takes the other side.
+fn two_sides<'t>(
+    by_start: &[usize],
+    tensor: &impl Fn(usize) -> &'t TensorLifetime,
+    deadline: Option<Instant>,
+) -> Result<Found<bool>, PlanError> {
+    let mut bottom = fallible::filled(by_start.len(), true)?;
+    // The earlier starters with the greatest and the second greatest last
+    // use: the first's (last use, position), the second's last use.
+    let mut latest: Option<(usize, usize)> = None;
+    let mut second: Option<usize> = None;
+    for (k, &p) in by_start.iter().enumerate() {
+        if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+            return Ok(Found::Late);
+        }
+        let t = tensor(p);
+        if second.is_some_and(|last| last >= t.first_use) {
+            return Ok(Found::No); // two earlier starters live at its first use
+        }
+        if let Some((last, q)) = latest {
+            if last >= t.first_use {
+                bottom[p] = !bottom[q];
+            }
+            if t.last_use > last {
+                second = Some(last);
+                latest = Some((t.last_use, p));
+            } else if second.map_or(true, |s| t.last_use > s) {
+                second = Some(t.last_use);
+            }
+        } else {
+            latest = Some((t.last_use, p));
+        }
+    }
+    Ok(Found::Yes(bottom))
+}
+
+/// Whether the lifetimes of the positions are nested (any two that meet,
+/// one within the other); if so, each position's floor: the top of the
+/// tensors whose lifetimes hold its own, stacked. Sorted by first use and
+/// then by decreasing last use, the lifetimes holding a tensor's come
+/// before it, and the open ones form a stack.
+fn stacked<'t>(
+    by_start: &[usize],
+    tensor: &impl Fn(usize) -> &'t TensorLifetime,
+    deadline: Option<Instant>,
+) -> Result<Found<usize>, PlanError> {
+    let n = by_start.len();
+    let mut order: Vec<usize> = fallible::collect(n, by_start.iter().copied())?;
+    let mut floor = fallible::filled(n, 0usize)?;
+    // The open lifetimes: (last use, top), outermost first.
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    // The end of the run of equal first uses that holds `k`.
+    let mut run_end = 0;
+    for k in 0..n {
+        if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+            return Ok(Found::Late);
+        }
+        if k == run_end {
+            // Equal first uses: the longest lifetime first (ties by
+            // position, as `by_start` has them). Sorted as reached, so
+            // that a crossing found early ends the work.
+            let first = tensor(order[k]).first_use;
+            run_end = k + 1;
+            while run_end < n && tensor(order[run_end]).first_use == first {
+                run_end += 1;
+            }
+            if run_end - k > 1 {
+                order[k..run_end].sort_by_key(|&p| (Reverse(tensor(p).last_use), p));
+            }
+        }
+        let p = order[k];
+        let t = tensor(p);
+        while open.last().is_some_and(|&(last, _)| last < t.first_use) {
+            open.pop();
+        }
+        let base = match open.last() {
+            Some(&(last, _)) if last < t.last_use => return Ok(Found::No), // they cross
+            Some(&(_, top)) => top,
+            None => 0,
+        };
+        floor[p] = base;
+        // Tops stay within the sizes' total, which the peak bounds when
+        // the lifetimes nest; a sum past `usize` is no plan of that kind.
+        let Some(top) = base.checked_add(t.size) else {
+            return Ok(Found::No);
+        };
+        fallible::push(&mut open, (t.last_use, top))?;
+    }
+    Ok(Found::Yes(floor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offsets::peak::try_peak_live_bytes;
+    use crate::rng::XorShift;
+
+    /// Live bytes and live tensors (non-zero sizes) at each node, by their
+    /// definition: the most of each.
+    fn live_most(tensors: &[TensorLifetime]) -> (usize, usize) {
+        let horizon = tensors.iter().map(|t| t.last_use + 1).max().unwrap_or(0);
+        (0..horizon)
+            .map(|node| {
+                let live = || {
+                    (tensors.iter())
+                        .filter(move |t| t.size > 0 && t.first_use <= node && node <= t.last_use)
+                };
+                (live().map(|t| t.size).sum(), live().count())
+            })
+            .fold((0, 0), |(b, c), (lb, lc)| (b.max(lb), c.max(lc)))
+    }
+
+    /// Whether every two meeting lifetimes (non-zero sizes) are one within
+    /// the other, pair by pair.
+    fn nested(tensors: &[TensorLifetime]) -> bool {
+        let sized: Vec<_> = tensors.iter().filter(|t| t.size > 0).collect();
+        sized.iter().all(|a| {
+            sized.iter().all(|b| {
+                let meet = a.first_use <= b.last_use && b.first_use <= a.last_use;
+                let within = |x: &TensorLifetime, y: &TensorLifetime| {
+                    y.first_use <= x.first_use && x.last_use <= y.last_use
+                };
+                !meet || within(a, b) || within(b, a)
+            })
+        })
+    }
+
+    fn assert_sound(tensors: &[TensorLifetime], plan: &MemoryPlan) {
+        for (i, a) in tensors.iter().enumerate() {
+            for (j, b) in tensors.iter().enumerate().skip(i + 1) {
+                let meet = a.first_use <= b.last_use && b.first_use <= a.last_use;
+                let share = plan.offsets[i] < plan.offsets[j] + b.size
+                    && plan.offsets[j] < plan.offsets[i] + a.size;
+                assert!(
+                    a.size == 0 || b.size == 0 || !(meet && share),
+                    "{i} {j} {tensors:?}"
+                );
+            }
+        }
+    }
+
+    /// Seeded tables of the two shapes and of neither: a plan is returned
+    /// exactly for the nested ones and those with at most two live tensors
+    /// at every node (both tested by definition), sound and at the peak of
+    /// live bytes counted node by node.
+    #[test]
+    fn the_two_shapes_and_only_they_are_planned_at_the_peak() {
+        let mut rng = XorShift(0x2468_ACE0_1357_9BDF);
+        let mut shapes = [0usize; 3];
+        for round in 0..1500 {
+            let count = rng.below(24);
+            let horizon = 1 + rng.below(30);
+            let tensors: Vec<TensorLifetime> = match round % 3 {
+                // A chain with gaps, repeats and zero sizes.
+                0 => (0..count)
+                    .map(|i| {
+                        let first = i + rng.below(2);
+                        let last = first + rng.below(3);
+                        TensorLifetime::new([0, 8, 24, 40, 64][rng.below(5)], first, last)
+                    })
+                    .collect(),
+                // Nested: halves of intervals, split again; some crossing.
+                1 => {
+                    let mut table = Vec::new();
+                    let mut spans = vec![(0, horizon)];
+                    while let Some((a, b)) = spans.pop() {
+                        if table.len() == count {
+                            break;
+                        }
+                        table.push(TensorLifetime::new(8 * rng.below(6), a, b));
+                        let mid = a + rng.below(b - a + 1);
+                        spans.push((a, mid));
+                        if mid < b && rng.below(3) > 0 {
+                            spans.push((mid + rng.below(2), b));
+                        }
+                    }
+                    table
+                }
+                // Anything.
+                _ => (0..count)
+                    .map(|_| {
+                        let first = rng.below(horizon);
+                        let last = first + rng.below(6);
+                        TensorLifetime::new(8 * rng.below(4), first, last)
+                    })
+                    .collect(),
+            };
+            let starts = Starts::new_until(&tensors, None).unwrap().unwrap();
+            let peak = try_peak_live_bytes(&tensors).unwrap();
+            let (bytes, live) = live_most(&tensors);
+            assert_eq!(peak, bytes);
+            let expected = live <= 2 || nested(&tensors);
+            match plan(&tensors, &starts, peak, None).unwrap() {
+                AtPeak::Plan(plan) => {
+                    assert!(expected, "{tensors:?}");
+                    assert_eq!(plan.arena_size, peak, "{tensors:?}");
+                    assert_sound(&tensors, &plan);
+                    for (t, &offset) in tensors.iter().zip(&plan.offsets) {
+                        assert!(t.size > 0 || offset == 0);
+                    }
+                    shapes[usize::from(live > 2)] += 1;
+                }
+                AtPeak::Neither => {
+                    assert!(!expected, "{tensors:?}");
+                    shapes[2] += 1;
+                }
+                AtPeak::Late => panic!("no deadline"),
+            }
+        }
+        // Each outcome met many times.
+        assert!(shapes.iter().all(|&s| s > 100), "{shapes:?}");
+    }
+
+    /// A passed deadline answers `Late` on a table long enough to read it.
+    #[test]
+    fn a_passed_deadline_is_late() {
+        let tensors: Vec<TensorLifetime> = (0..3 * DEADLINE_PERIOD)
+            .map(|i| TensorLifetime::new(8, i, i + 1))
+            .collect();
+        let starts = Starts::new_until(&tensors, None).unwrap().unwrap();
+        let peak = try_peak_live_bytes(&tensors).unwrap();
+        assert!(matches!(
+            plan(&tensors, &starts, peak, Some(Instant::now())).unwrap(),
+            AtPeak::Late
+        ));
+        assert!(matches!(
+            plan(&tensors, &starts, peak, None).unwrap(),
+            AtPeak::Plan(_)
+        ));
+    }
+}
