@@ -251,7 +251,7 @@ fn run_once(bin: &Path, file: &Path, strategy: &str, s: &Settings) -> Outcome {
 }
 
 /// Runs of at most this many seconds at the heuristic's target size are
-/// taken three times, and at a series' two largest sizes [`FIT_RUNS`]
+/// taken [`SHORT_RUNS`] times, and at a series' two largest sizes [`FIT_RUNS`]
 /// times each (see [`refit`]): one noisy run would decide a target.
 const FIT_REPEAT_UP_TO_S: f64 = 10.0;
 
@@ -278,16 +278,28 @@ fn median(runs: Vec<Outcome>) -> Option<Outcome> {
     Some(Outcome::Done(done.swap_remove(middle)))
 }
 
-/// One measurement: quick runs are repeated (five times under 0.1 s, three
-/// times under 0.5 s, or under [`FIT_REPEAT_UP_TO_S`] where `fitted`) and
-/// the run of median time kept, since a shared machine's noise is largest
-/// on them.
+/// Runs under this many seconds are taken [`QUICK_RUNS`] times.
+const QUICK_S: f64 = 0.1;
+const QUICK_RUNS: usize = 5;
+/// Other runs under this many seconds (or under [`FIT_REPEAT_UP_TO_S`] at
+/// the heuristic's target size) are taken [`SHORT_RUNS`] times.
+const SHORT_S: f64 = 0.5;
+const SHORT_RUNS: usize = 3;
+
+/// One measurement: quick runs are repeated ([`QUICK_RUNS`] times under
+/// [`QUICK_S`], [`SHORT_RUNS`] times under [`SHORT_S`], or under
+/// [`FIT_REPEAT_UP_TO_S`] where `fitted`) and the run of median time kept,
+/// since a shared machine's noise is largest on them.
 fn measure(bin: &Path, file: &Path, strategy: &str, s: &Settings, fitted: bool) -> Outcome {
     let first = run_once(bin, file, strategy, s);
-    let repeat_below = if fitted { FIT_REPEAT_UP_TO_S } else { 0.5 };
+    let repeat_below = if fitted { FIT_REPEAT_UP_TO_S } else { SHORT_S };
     match &first {
         Outcome::Done(f) if f.num("seconds") < repeat_below => {
-            let count = if f.num("seconds") < 0.1 { 5 } else { 3 };
+            let count = if f.num("seconds") < QUICK_S {
+                QUICK_RUNS
+            } else {
+                SHORT_RUNS
+            };
             let mut runs = vec![first.clone()];
             for _ in 1..count {
                 runs.push(run_once(bin, file, strategy, s));
@@ -630,12 +642,13 @@ fn report(rows_path: &Path, out: &Path) {
         w,
         "\nEach run is a process of its own (`bench-scale run`), this tree's then 0.1.0's (commit \
          15521b1) on the same table, `workloads::Family::tensors(n, {})` written as CSV. *s* is the \
-         library call only; runs under 0.1 s are taken five times, under 0.5 s three times (this \
-         tree's under 10 s too at the heuristic's target size), and the median kept. At a \
+         library call only; runs under {QUICK_S} s are taken {QUICK_RUNS} times, under {SHORT_S} s \
+         {SHORT_RUNS} times (this tree's under {FIT_REPEAT_UP_TO_S} s too at the heuristic's \
+         target size), and the median kept. At a \
          series' two largest sizes, where the exponents are fitted, this tree's runs (when both \
-         finished) are taken again after the family's sweep, five times each (three where one \
-         took 10 s or more) and alternating between the two sizes, and the median of each is \
-         shown: a change of the \
+         finished) are taken again after the family's sweep, {FIT_RUNS} times each \
+         ({SLOW_FIT_RUNS} where one took {FIT_REPEAT_UP_TO_S} s or more) and alternating between \
+         the two sizes, and the median of each is shown: a change of the \
          shared machine's load that lasts a while then falls on both sizes alike. \
          *MiB* is the process's peak resident memory during the call, the table included. A run is \
          killed at {cap_s} s of wall time (shown `> {cap_s} s`) or at {} MiB of address space, and its \
