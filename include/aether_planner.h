@@ -79,7 +79,9 @@
 
 /**
  * `aether_plan_options::strategy`: the best of several orderings and
- * placement rules, then local improvement.
+ * placement rules, then local improvement; nested lifetimes, and tables
+ * with at most two tensors live at once, are planned at the peak of live
+ * bytes directly (optimal).
  */
 #define AETHER_STRATEGY_HEURISTIC 1
 

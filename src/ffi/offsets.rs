@@ -19,7 +19,9 @@ use crate::{
 /// `aether_plan_options::strategy`: the specification's greedy planner.
 pub const AETHER_STRATEGY_GREEDY: u32 = 0;
 /// `aether_plan_options::strategy`: the best of several orderings and
-/// placement rules, then local improvement.
+/// placement rules, then local improvement; nested lifetimes, and tables
+/// with at most two tensors live at once, are planned at the peak of live
+/// bytes directly (optimal).
 pub const AETHER_STRATEGY_HEURISTIC: u32 = 1;
 /// `aether_plan_options::strategy`: exact anytime branch and bound within the
 /// budgets, started from the heuristic's plan.

@@ -21,11 +21,14 @@ pub enum Strategy {
     #[default]
     Greedy,
     /// The best of several orderings and placement rules, then local
-    /// improvement. Deterministic; no search budget is used.
+    /// improvement; nested lifetimes, and tables with at most two tensors
+    /// live at once, are planned at the peak of live bytes directly
+    /// (optimal). Deterministic; no search budget is used.
     Heuristic,
     /// Exact anytime branch and bound within [`PlanOptions::budget`], started
     /// from the better of the greedy and heuristic plans (under a time cap,
-    /// the best of those made in time and an online first-fit plan; see
+    /// the heuristic's direct plan where it applies, else the best of those
+    /// made in time and an online first-fit plan; see
     /// [`SearchBudget::time`]).
     Search,
 }
@@ -142,7 +145,11 @@ pub struct SearchBudget {
     /// promise kept at the plan's expense: when time runs short the call
     /// returns a sound plan, possibly a poor one, rather than overrun.
     ///
-    /// With a cap, the call first makes a sound plan in `O(n log n)`
+    /// With a cap, a table whose lifetimes are nested or that has at most
+    /// two tensors live at once is planned at the peak of live bytes
+    /// directly, as the heuristic does (a sort by first use and a pass,
+    /// abandoned when the cap passes), and that optimal plan is returned.
+    /// Otherwise the call first makes a sound plan in `O(n log n)`
     /// whatever the number of conflicting pairs (online first fit in time
     /// order), then the greedy plan, the heuristic's and the search, each
     /// abandoned when the cap passes and kept when no worse than the best so
