@@ -857,7 +857,7 @@ fn report(
     )
     .unwrap();
     out += &format!(
-        "- Each case runs in a child process of its own: input built untimed, then run until it has made at least 5 runs and spent 3 s (51 runs at most; a case whose first run exceeds 8 s runs once: its figure is that single run). Time is the **median** wall time (where every implementation of a workload took under {short_ms} ms, each runs in {SHORT_CASE_PROCESSES} such processes, alternating between the implementations, and the median of the processes' medians is shown, its *runs* the total: a case of microseconds moves by up to 2x from one process to the next, with where its heap and code fall); *CPU median* is the median CPU time of the same runs (all threads), and where it is well below the wall time the case was waiting for a core that other work held; the first run is shown too, since only it pays for memory the kernel has not handed out before. Peak is the growth of the process's resident high-water mark (`VmHWM`, reset after the input is built and after every page of the binary's and its shared objects' code is made resident) during the first run: the routine's scratch plus its output. (Without making the code resident first, Linux maps it in 64 KiB windows at run-dependent addresses, and the 1,000-node reduction's peak moved between 160 and 288 KiB from run to run; with it, repeated runs agree.)\n",
+        "- Each case runs in a child process of its own: input built untimed, then run until it has made at least 5 runs and spent 3 s (51 runs at most; a case whose first run exceeds 8 s runs once: its figure is that single run). Time is the **median** wall time (where an implementation took under {short_ms} ms, it runs in {SHORT_CASE_PROCESSES} such processes, alternating with the workload's other such implementations, and the median of the processes' medians is shown, its *runs* the total: a case of microseconds moves by up to 2x from one process to the next, with where its heap and code fall); *CPU median* is the median CPU time of the same runs (all threads), and where it is well below the wall time the case was waiting for a core that other work held; the first run is shown too, since only it pays for memory the kernel has not handed out before. Peak is the growth of the process's resident high-water mark (`VmHWM`, reset after the input is built and after every page of the binary's and its shared objects' code is made resident) during the first run: the routine's scratch plus its output. (Without making the code resident first, Linux maps it in 64 KiB windows at run-dependent addresses, and the 1,000-node reduction's peak moved between 160 and 288 KiB from run to run; with it, repeated runs agree.)\n",
         short_ms = SHORT_CASE.as_millis()
     );
     out += "- Every implementation returns exactly the library's result on these inputs' kind (`benches/tests/equivalence.rs`).\n";
@@ -944,21 +944,38 @@ fn main() {
             .map(|implementation| run_child(workload.name, implementation, quick))
             .collect();
         // A case of microseconds moves by up to 2x from one process to the
-        // next (where the heap and the code fall): such a workload's
-        // implementations run again in processes of their own, alternating,
-        // and the median of the processes' medians is kept.
-        let quick_case = |f: &Option<Figures>| f.as_ref().is_some_and(|f| f.median < SHORT_CASE);
-        if !quick && measured.iter().all(quick_case) {
+        // next (where the heap and the code fall): the workload's
+        // implementations under SHORT_CASE run again in processes of their
+        // own, alternating, and the median of the processes' medians is kept.
+        let short: Vec<bool> = (measured.iter())
+            .map(|f| !quick && f.as_ref().is_some_and(|f| f.median < SHORT_CASE))
+            .collect();
+        if short.iter().any(|&s| s) {
             let mut again: Vec<Vec<Figures>> = measured
                 .iter_mut()
-                .map(|f| f.take().into_iter().collect())
+                .zip(&short)
+                .map(|(f, &s)| {
+                    if s {
+                        f.take().into_iter().collect()
+                    } else {
+                        Vec::new()
+                    }
+                })
                 .collect();
             for _ in 1..SHORT_CASE_PROCESSES {
-                for (&implementation, runs) in workload.implementations.iter().zip(&mut again) {
-                    runs.extend(run_child(workload.name, implementation, quick));
+                for ((&implementation, runs), &s) in
+                    workload.implementations.iter().zip(&mut again).zip(&short)
+                {
+                    if s {
+                        runs.extend(run_child(workload.name, implementation, quick));
+                    }
                 }
             }
-            measured = again.into_iter().map(combined).collect();
+            for ((figures, runs), &s) in measured.iter_mut().zip(again).zip(&short) {
+                if s {
+                    *figures = combined(runs);
+                }
+            }
         }
         for (&implementation, figures) in workload.implementations.iter().zip(measured) {
             if let Some(f) = &figures {

@@ -57,40 +57,37 @@ pub(super) fn plan(
 ) -> Result<AtPeak, PlanError> {
     let items = &starts.items;
     let tensor = |p: usize| &tensors[items[p]];
-    // Each planned position's offset, if the table has either shape.
-    let placed: Vec<usize> = match two_sides(&starts.by_start, &tensor, deadline)? {
+    // Offsets by input index, written only once a shape is found (zero-size
+    // tensors keep 0).
+    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
+    match two_sides(&starts.by_start, &tensor, deadline)? {
         Found::Late => return Ok(AtPeak::Late),
         // A tensor's size is at most the peak (it is live alone).
-        Found::Yes(bottom) => fallible::collect(
-            bottom.len(),
-            (bottom.iter().enumerate()).map(|(p, &bottom)| {
-                if bottom {
-                    0
-                } else {
-                    peak.saturating_sub(tensor(p).size)
+        Found::Yes(bottom) => {
+            for (p, &bottom) in bottom.iter().enumerate() {
+                if !bottom {
+                    offsets[items[p]] = peak.saturating_sub(tensor(p).size);
                 }
-            }),
-        )?,
-        Found::No => match stacked(&starts.by_start, &tensor, deadline)? {
+            }
+        }
+        Found::No => match stacked(&starts.by_start, &tensor, deadline, |p, floor| {
+            offsets[items[p]] = floor;
+        })? {
             Found::Late => return Ok(AtPeak::Late),
-            Found::Yes(floor) => floor,
+            Found::Yes(()) => {}
             Found::No => return Ok(AtPeak::Neither),
         },
-    };
+    }
     // Both constructions keep every top within the peak when `peak` is the
     // table's; a top past it would mean it is not, and then nothing is
     // claimed.
     let mut arena = 0;
-    for (p, &offset) in placed.iter().enumerate() {
-        let size = tensor(p).size;
+    for &i in items {
+        let (offset, size) = (offsets[i], tensors[i].size);
         if size > peak || offset > peak - size {
             return Ok(AtPeak::Neither);
         }
         arena = arena.max(offset + size);
-    }
-    let mut offsets = fallible::filled(tensors.len(), 0usize)?;
-    for (&i, &offset) in items.iter().zip(&placed) {
-        offsets[i] = offset;
     }
     Ok(AtPeak::Plan(MemoryPlan {
         offsets,
@@ -98,9 +95,9 @@ pub(super) fn plan(
     }))
 }
 
-/// The outcome of one shape's test, with what it built for each position.
+/// The outcome of one shape's test, with what it built.
 enum Found<T> {
-    Yes(Vec<T>),
+    Yes(T),
     No,
     Late,
 }
@@ -114,7 +111,7 @@ fn two_sides<'t>(
     by_start: &[usize],
     tensor: &impl Fn(usize) -> &'t TensorLifetime,
     deadline: Option<Instant>,
-) -> Result<Found<bool>, PlanError> {
+) -> Result<Found<Vec<bool>>, PlanError> {
     let mut bottom = fallible::filled(by_start.len(), true)?;
     // The earlier starters with the greatest and the second greatest last
     // use: the first's (last use, position), the second's last use.
@@ -146,58 +143,65 @@ fn two_sides<'t>(
 }
 
 /// Whether the lifetimes of the positions are nested (any two that meet,
-/// one within the other); if so, each position's floor: the top of the
-/// tensors whose lifetimes hold its own, stacked. Sorted by first use and
-/// then by decreasing last use, the lifetimes holding a tensor's come
-/// before it, and the open ones form a stack.
+/// one within the other); if so, each position's floor, handed to
+/// `floor(p, floor)` (also for positions of a table then found not to
+/// nest): the top of the tensors whose lifetimes hold its own, stacked.
+/// Sorted by first use and then by decreasing last use, the lifetimes
+/// holding a tensor's come before it, and the open ones form a stack.
 fn stacked<'t>(
     by_start: &[usize],
     tensor: &impl Fn(usize) -> &'t TensorLifetime,
     deadline: Option<Instant>,
-) -> Result<Found<usize>, PlanError> {
+    mut floor: impl FnMut(usize, usize),
+) -> Result<Found<()>, PlanError> {
     let n = by_start.len();
-    let mut order: Vec<usize> = fallible::collect(n, by_start.iter().copied())?;
-    let mut floor = fallible::filled(n, 0usize)?;
     // The open lifetimes: (last use, top), outermost first.
     let mut open: Vec<(usize, usize)> = Vec::new();
-    // The end of the run of equal first uses that holds `k`.
-    let mut run_end = 0;
-    for k in 0..n {
-        if k % DEADLINE_PERIOD == DEADLINE_PERIOD - 1 && late(deadline) {
+    // A run of equal first uses, longest lifetime first (ties by position,
+    // as `by_start` has them); sorted as reached, so that a crossing found
+    // early ends the work.
+    let mut run: Vec<usize> = Vec::new();
+    let mut k = 0;
+    while k < n {
+        let first = tensor(by_start[k]).first_use;
+        let mut end = k + 1;
+        while end < n && tensor(by_start[end]).first_use == first {
+            end += 1;
+        }
+        let positions = if end - k > 1 {
+            run.clear();
+            fallible::reserve(&mut run, end - k)?;
+            run.extend_from_slice(&by_start[k..end]);
+            run.sort_by_key(|&p| (Reverse(tensor(p).last_use), p));
+            &run[..]
+        } else {
+            &by_start[k..end]
+        };
+        for &p in positions {
+            let t = tensor(p);
+            while open.last().is_some_and(|&(last, _)| last < t.first_use) {
+                open.pop();
+            }
+            let base = match open.last() {
+                Some(&(last, _)) if last < t.last_use => return Ok(Found::No), // they cross
+                Some(&(_, top)) => top,
+                None => 0,
+            };
+            floor(p, base);
+            // Tops stay within the sizes' total, which the peak bounds when
+            // the lifetimes nest; a sum past `usize` is no plan of that kind.
+            let Some(top) = base.checked_add(t.size) else {
+                return Ok(Found::No);
+            };
+            fallible::push(&mut open, (t.last_use, top))?;
+        }
+        // The clock once per DEADLINE_PERIOD tensors passed.
+        if end / DEADLINE_PERIOD > k / DEADLINE_PERIOD && late(deadline) {
             return Ok(Found::Late);
         }
-        if k == run_end {
-            // Equal first uses: the longest lifetime first (ties by
-            // position, as `by_start` has them). Sorted as reached, so
-            // that a crossing found early ends the work.
-            let first = tensor(order[k]).first_use;
-            run_end = k + 1;
-            while run_end < n && tensor(order[run_end]).first_use == first {
-                run_end += 1;
-            }
-            if run_end - k > 1 {
-                order[k..run_end].sort_by_key(|&p| (Reverse(tensor(p).last_use), p));
-            }
-        }
-        let p = order[k];
-        let t = tensor(p);
-        while open.last().is_some_and(|&(last, _)| last < t.first_use) {
-            open.pop();
-        }
-        let base = match open.last() {
-            Some(&(last, _)) if last < t.last_use => return Ok(Found::No), // they cross
-            Some(&(_, top)) => top,
-            None => 0,
-        };
-        floor[p] = base;
-        // Tops stay within the sizes' total, which the peak bounds when
-        // the lifetimes nest; a sum past `usize` is no plan of that kind.
-        let Some(top) = base.checked_add(t.size) else {
-            return Ok(Found::No);
-        };
-        fallible::push(&mut open, (t.last_use, top))?;
+        k = end;
     }
-    Ok(Found::Yes(floor))
+    Ok(Found::Yes(()))
 }
 
 #[cfg(test)]
@@ -322,21 +326,32 @@ mod tests {
         assert!(shapes.iter().all(|&s| s > 100), "{shapes:?}");
     }
 
-    /// A passed deadline answers `Late` on a table long enough to read it.
+    /// A passed deadline answers `Late` on tables long enough to read it,
+    /// of either shape: a chain, and two whole-table lifetimes over short
+    /// ones (nested, three live at once).
     #[test]
     fn a_passed_deadline_is_late() {
-        let tensors: Vec<TensorLifetime> = (0..3 * DEADLINE_PERIOD)
+        let count = 3 * DEADLINE_PERIOD;
+        let chain: Vec<TensorLifetime> = (0..count)
             .map(|i| TensorLifetime::new(8, i, i + 1))
             .collect();
-        let starts = Starts::new_until(&tensors, None).unwrap().unwrap();
-        let peak = try_peak_live_bytes(&tensors).unwrap();
-        assert!(matches!(
-            plan(&tensors, &starts, peak, Some(Instant::now())).unwrap(),
-            AtPeak::Late
-        ));
-        assert!(matches!(
-            plan(&tensors, &starts, peak, None).unwrap(),
-            AtPeak::Plan(_)
-        ));
+        let nested: Vec<TensorLifetime> = (0..count)
+            .map(|i| match i {
+                0 | 1 => TensorLifetime::new(8, 0, count),
+                _ => TensorLifetime::new(8, i, i),
+            })
+            .collect();
+        for tensors in [chain, nested] {
+            let starts = Starts::new_until(&tensors, None).unwrap().unwrap();
+            let peak = try_peak_live_bytes(&tensors).unwrap();
+            assert!(matches!(
+                plan(&tensors, &starts, peak, Some(Instant::now())).unwrap(),
+                AtPeak::Late
+            ));
+            assert!(matches!(
+                plan(&tensors, &starts, peak, None).unwrap(),
+                AtPeak::Plan(_)
+            ));
+        }
     }
 }
