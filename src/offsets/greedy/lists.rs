@@ -20,6 +20,13 @@
 //! more than the caller allows, nothing is placed and the caller takes
 //! another path.
 //!
+//! The placed tensors' byte ranges are read for every placement, a few
+//! dozen from a random place of memory each: where every end offset fits
+//! 32 bits in the sizes' largest common power of two (the sum of the sizes
+//! in it does), a range is one word, its offset above its end, in that
+//! unit; else two words in bytes. Half the bytes to bring in per range,
+//! and the gathered words sort as plain integers.
+//!
 //! The sort by first use and the tables by position take the words the
 //! placement order's sort is done with ([`Spare`]): at millions of tensors
 //! fresh buffers would be fresh pages, each faulted in on first touch,
@@ -44,7 +51,8 @@ use crate::sys::scratch::halves;
 /// Complexity: `O(n + E + Σ_i g_i log g_i)` time for `E` conflicting pairs
 /// (at most `max_pairs` are counted before giving up) and `g_i` conflicting
 /// tensors placed before tensor `i` (`Σ g_i = E`); `O(n + E)` memory, at
-/// most 4 bytes per pair.
+/// most 4 bytes per pair and 40 per tensor (the ranges: 8 where packed, 16
+/// where not).
 pub(super) fn place<C: Clock>(
     tensors: &[TensorLifetime],
     order: &[usize],
@@ -115,10 +123,16 @@ pub(super) fn place<C: Clock>(
     // tensors after `k`; where `k` is placed first it is listed for `q`.
     // Each position's list starts at `starts[position]`; first the counts.
     let mut starts = fallible::filled(n + 1, 0u32)?;
+    // Where each position's run ends: read again by the listing and by its
+    // placement, which would otherwise scan the run's keys, a line per
+    // eight tensors.
+    let mut run_ends = fallible::filled(n, 0u32)?;
     let mut pairs = 0usize;
     for k in 0..n {
         let (last, step) = (step_last[k] as u32, step_at(step_last[k]));
         let run = run_after(&by_start, k, last);
+        // Below n, which fits u32.
+        run_ends[k] = (k + 1 + run) as u32;
         // Branch-free: which of two neighbours is placed first is
         // unpredictable.
         for (count, &later) in starts[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]) {
@@ -142,8 +156,8 @@ pub(super) fn place<C: Clock>(
     let unlisted = listed as usize;
     let mut list = fallible::filled(unlisted + 1, 0u32)?;
     for k in 0..n {
-        let (last, step) = (step_last[k] as u32, step_at(step_last[k]));
-        let run = run_after(&by_start, k, last);
+        let step = step_at(step_last[k]);
+        let run = run_ends[k] as usize - (k + 1);
         for (slot, &later) in starts[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]) {
             let listed = step_at(later) > step;
             let at = if listed { *slot as usize } else { unlisted };
@@ -156,59 +170,251 @@ pub(super) fn place<C: Clock>(
     // `p - 1` ends.
     clock.check()?;
 
-    // Each position's byte range once placed; `(0, 0)` before (a placed
-    // tensor ends above 0).
-    let mut ranges = fallible::filled(n, (0usize, 0usize))?;
-    // The ranges gathered for one placement, its first `gathered`.
-    let mut blocks: Vec<(usize, usize)> = Vec::new();
-    let mut arena_size = 0usize;
-    for step in 0..n {
-        clock.check_at(step)?;
-        prefetch_ahead(
-            step,
-            tensors,
-            order,
-            position_at,
-            &by_start,
-            &starts,
-            &list,
-            &ranges,
-        );
-        let position = position_at[step] as usize;
-        let i = order[step];
-        let (size, last) = (tensors[i].size, (tensors[i].last_use - low) as u32);
-        let begin = match position {
+    let tables = Tables {
+        tensors,
+        order,
+        position_at,
+        by_start: &by_start,
+        starts: &starts,
+        list: &list,
+        run_ends: &run_ends,
+    };
+    match packed_shift(tensors) {
+        Some(shift) => tables.place(Packed { shift }, offsets, clock),
+        None => tables.place(Wide, offsets, clock),
+    }
+}
+
+/// The tables a placement reads, all by position in first-use order but
+/// `tensors` and `order`.
+struct Tables<'a> {
+    tensors: &'a [TensorLifetime],
+    order: &'a [usize],
+    /// Each placement step's position.
+    position_at: &'a [u32],
+    /// Packed keys (relative first use above, input index below).
+    by_start: &'a [u64],
+    /// Where each position's list ends (and the next one starts).
+    starts: &'a [u32],
+    list: &'a [u32],
+    /// Where each position's run of later starters that meet it ends.
+    run_ends: &'a [u32],
+}
+
+impl Tables<'_> {
+    /// Places every tensor in `order` by best fit against the ranges of
+    /// its listed neighbours and of the placed tensors of its run, keeping
+    /// the ranges in `form`; writes `offsets` and returns the arena.
+    fn place<F: Form, C: Clock>(
+        &self,
+        form: F,
+        offsets: &mut [usize],
+        clock: C,
+    ) -> Result<Option<usize>, Stop<C::Late>> {
+        let (tensors, order, starts, list) = (self.tensors, self.order, self.starts, self.list);
+        let n = order.len();
+        // Each position's range once placed; `UNPLACED` before.
+        let mut ranges = fallible::filled(n, F::UNPLACED)?;
+        // The ranges gathered for one placement, its first `gathered`.
+        let mut blocks: Vec<F::Range> = Vec::new();
+        let mut arena = 0usize;
+        for (step, &i) in order.iter().enumerate() {
+            clock.check_at(step)?;
+            self.prefetch_ahead(step, &ranges);
+            let position = self.position_at[step] as usize;
+            let size = form.units(tensors[i].size);
+            let begin = match position {
+                0 => 0,
+                p => starts[p - 1] as usize,
+            };
+            let earlier = &list[begin..starts[position] as usize];
+            let run = self.run_ends[position] as usize - (position + 1);
+            let needed = earlier.len() + run;
+            if blocks.len() < needed {
+                let more = needed - blocks.len();
+                fallible::reserve(&mut blocks, more)?;
+                blocks.resize(needed, F::UNPLACED);
+            }
+            for (block, &q) in blocks.iter_mut().zip(earlier) {
+                *block = ranges[q as usize];
+            }
+            // The placed tensors of the run, without a branch.
+            let mut gathered = earlier.len();
+            for &range in &ranges[position + 1..][..run] {
+                blocks[gathered] = range;
+                gathered += usize::from(F::is_placed(range));
+            }
+            let offset = F::best_fit(&mut blocks[..gathered], size);
+            let end = offset
+                .checked_add(size)
+                .ok_or(PlanError::Overflow { tensor: i })?;
+            ranges[position] = F::range(offset, end);
+            arena = arena.max(end);
+        }
+        let input = |key: u64| (key & 0xFFFF_FFFF) as usize;
+        for (&key, &range) in self.by_start.iter().zip(&ranges) {
+            offsets[input(key)] = form.bytes(F::offset(range));
+        }
+        Ok(Some(form.bytes(arena)))
+    }
+
+    /// Asks the cache for what the placements a few steps after `step`
+    /// read, in stages, each reading what an earlier one brought: the
+    /// bounds of a list and of a run, then the list's entries, the tensor
+    /// and the run's ranges, then the ranges the list names. Placement
+    /// order is by size, so at scale each step's list is a cache miss; a
+    /// hint only, no effect on any result.
+    #[inline(always)]
+    fn prefetch_ahead<R>(&self, step: usize, ranges: &[R]) {
+        const FAR: usize = 3 * NEAR;
+        const MID: usize = 2 * NEAR;
+        let (starts, list) = (self.starts, self.list);
+        if let Some(&position) = self.position_at.get(step + FAR) {
+            let position = position as usize;
+            prefetch(&starts[position.saturating_sub(1)]);
+            prefetch(&starts[position]);
+            prefetch(&self.run_ends[position]);
+            prefetch(&self.order[step + FAR]);
+        }
+        let begin = |position: usize| match position {
             0 => 0,
             p => starts[p - 1] as usize,
         };
-        let earlier = &list[begin..starts[position] as usize];
-        let run = run_after(&by_start, position, last);
-        let needed = earlier.len() + run;
-        if blocks.len() < needed {
-            let more = needed - blocks.len();
-            fallible::reserve(&mut blocks, more)?;
-            blocks.resize(needed, (0, 0));
+        // Ranges to a line of 64 bytes.
+        let per_line = (64 / core::mem::size_of::<R>()).max(1);
+        if let Some(&position) = self.position_at.get(step + MID) {
+            let position = position as usize;
+            prefetch(&list[begin(position)]);
+            // The run's first ranges.
+            for range in ranges[position..].iter().step_by(per_line).take(3) {
+                prefetch(range);
+            }
+            prefetch(&self.tensors[self.order[step + MID]]);
         }
-        for (block, &q) in blocks.iter_mut().zip(earlier) {
-            *block = ranges[q as usize];
+        if let Some(&position) = self.position_at.get(step + NEAR) {
+            let position = position as usize;
+            for &q in list[begin(position)..starts[position] as usize]
+                .iter()
+                .step_by(2)
+                .take(4)
+            {
+                prefetch(&ranges[q as usize]);
+            }
         }
-        // The placed tensors of the run, without a branch.
-        let mut gathered = earlier.len();
-        for &range in &ranges[position + 1..][..run] {
-            blocks[gathered] = range;
-            gathered += usize::from(range.1 > 0);
-        }
-        let offset = super::best_fit(&mut blocks[..gathered], size);
-        let end = offset
-            .checked_add(size)
-            .ok_or(PlanError::Overflow { tensor: i })?;
-        ranges[position] = (offset, end);
-        arena_size = arena_size.max(end);
     }
-    for (&key, &(offset, _)) in by_start.iter().zip(&ranges) {
-        offsets[input(key)] = offset;
+}
+
+/// The shift of the unit the ranges can be kept in, packed, if every end
+/// offset fits 32 bits in it: the largest power of two dividing every
+/// planned size, where the sizes in it sum to at most `u32::MAX` (every
+/// end offset of a best-fit plan is at most the sum of the sizes placed)
+/// and their sum in bytes fits `usize` (so that no end can overflow).
+pub(super) fn packed_shift(tensors: &[TensorLifetime]) -> Option<u32> {
+    let planned = || tensors.iter().map(|t| t.size).filter(|&size| size > 0);
+    let shift = planned()
+        .fold(0usize, |bits, size| bits | size)
+        .trailing_zeros();
+    let (mut units, mut bytes) = (0usize, 0usize);
+    for size in planned() {
+        units = units.saturating_add(size >> shift);
+        bytes = bytes.checked_add(size)?;
     }
-    Ok(Some(arena_size))
+    (units <= u32::MAX as usize).then_some(shift)
+}
+
+/// How a placement keeps the byte ranges of the placed tensors.
+trait Form: Copy {
+    /// One range.
+    type Range: Copy;
+    /// An unplaced tensor's range: every placed range differs from it.
+    const UNPLACED: Self::Range;
+    /// Whether `range` is a placed tensor's.
+    fn is_placed(range: Self::Range) -> bool;
+    /// The range from `offset` to `end`, in units.
+    fn range(offset: usize, end: usize) -> Self::Range;
+    /// Where `range` starts, in units.
+    fn offset(range: Self::Range) -> usize;
+    /// Best fit for `size` units among `blocks` (reordered here).
+    fn best_fit(blocks: &mut [Self::Range], size: usize) -> usize;
+    /// `bytes` in units (every size is a multiple of the unit).
+    fn units(self, bytes: usize) -> usize;
+    /// `units` in bytes.
+    fn bytes(self, units: usize) -> usize;
+}
+
+/// Two words per range, in bytes: any table.
+#[derive(Clone, Copy)]
+struct Wide;
+
+impl Form for Wide {
+    type Range = (usize, usize);
+    const UNPLACED: (usize, usize) = (0, 0);
+    #[inline]
+    fn is_placed(range: (usize, usize)) -> bool {
+        range.1 > 0 // a placed tensor ends above 0
+    }
+    #[inline]
+    fn range(offset: usize, end: usize) -> (usize, usize) {
+        (offset, end)
+    }
+    #[inline]
+    fn offset(range: (usize, usize)) -> usize {
+        range.0
+    }
+    #[inline]
+    fn best_fit(blocks: &mut [(usize, usize)], size: usize) -> usize {
+        super::best_fit(blocks, size)
+    }
+    #[inline]
+    fn units(self, bytes: usize) -> usize {
+        bytes
+    }
+    #[inline]
+    fn bytes(self, units: usize) -> usize {
+        units
+    }
+}
+
+/// One word per range, the offset in its upper half and the end in its
+/// lower, in units of `1 << shift` bytes (see [`packed_shift`]): half the
+/// bytes to read per range, and the words sort by start as plain integers.
+#[derive(Clone, Copy)]
+struct Packed {
+    shift: u32,
+}
+
+impl Form for Packed {
+    type Range = u64;
+    const UNPLACED: u64 = 0;
+    #[inline]
+    fn is_placed(range: u64) -> bool {
+        range != 0 // a placed tensor ends above 0
+    }
+    #[inline]
+    fn range(offset: usize, end: usize) -> u64 {
+        ((offset as u64) << 32) | end as u64
+    }
+    #[inline]
+    fn offset(range: u64) -> usize {
+        (range >> 32) as usize
+    }
+    #[inline]
+    fn best_fit(blocks: &mut [u64], size: usize) -> usize {
+        // By start, then end: the order best fit needs (see `best_fit`).
+        blocks.sort_unstable();
+        let ranges = blocks
+            .iter()
+            .map(|&range| ((range >> 32) as usize, range as u32 as usize));
+        super::best_fit_sorted_ranges(ranges, size)
+    }
+    #[inline]
+    fn units(self, bytes: usize) -> usize {
+        bytes >> self.shift
+    }
+    #[inline]
+    fn bytes(self, units: usize) -> usize {
+        units << self.shift
+    }
 }
 
 /// How many positions after `k` in `by_start` start by `last` (relative
@@ -223,55 +429,3 @@ fn run_after(by_start: &[u64], k: usize, last: u32) -> usize {
 
 /// Steps ahead whose list and tensor are asked for.
 const NEAR: usize = 8;
-
-/// Asks the cache for what the placements a few steps after `step` read,
-/// in stages, each reading what an earlier one brought: the bounds of a
-/// list and the run's keys, then the list's entries, the tensor and the
-/// run's ranges, then the ranges the list names. Placement order is by
-/// size, so at scale each step's list is a cache miss; a hint only, no
-/// effect on any result.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn prefetch_ahead(
-    step: usize,
-    tensors: &[TensorLifetime],
-    order: &[usize],
-    position_at: &[u32],
-    by_start: &[u64],
-    starts: &[u32],
-    list: &[u32],
-    ranges: &[(usize, usize)],
-) {
-    const FAR: usize = 3 * NEAR;
-    const MID: usize = 2 * NEAR;
-    if let Some(&position) = position_at.get(step + FAR) {
-        let position = position as usize;
-        prefetch(&starts[position.saturating_sub(1)]);
-        prefetch(&starts[position]);
-        prefetch(&by_start[position]);
-        prefetch(&order[step + FAR]);
-    }
-    let begin = |position: usize| match position {
-        0 => 0,
-        p => starts[p - 1] as usize,
-    };
-    if let Some(&position) = position_at.get(step + MID) {
-        let position = position as usize;
-        prefetch(&list[begin(position)]);
-        // The run's first ranges: four to a line of 64 bytes.
-        for range in ranges[position..].iter().step_by(4).take(3) {
-            prefetch(range);
-        }
-        prefetch(&tensors[order[step + MID]]);
-    }
-    if let Some(&position) = position_at.get(step + NEAR) {
-        let position = position as usize;
-        for &q in list[begin(position)..starts[position] as usize]
-            .iter()
-            .step_by(2)
-            .take(4)
-        {
-            prefetch(&ranges[q as usize]);
-        }
-    }
-}

@@ -738,6 +738,8 @@ mod tests {
     fn the_conflict_lists_give_the_naive_plan_or_decline_above_their_pairs() {
         let mut rng = crate::rng::XorShift(0x5EED_0031);
         let mut next = move |bound: usize| rng.below(bound);
+        // Rounds whose ranges were kept packed, and kept wide.
+        let (mut packed, mut wide) = (0, 0);
         for round in 0..400 {
             let count = 1 + next(300);
             let horizon = 1 + next(2 * count);
@@ -753,12 +755,21 @@ mod tests {
                         1 => 0,
                         _ => 1 + next(1 + round % 11),
                     };
-                    let size = [0, 64, 128, 1 + next(1000)][next(4)];
+                    // Every seventh round: sizes whose sum passes 32 bits
+                    // in their largest common power of two (wide ranges).
+                    let size = match round % 7 {
+                        6 => [0, 1 << 40, 3 << 38, 64 * (1 + next(1000))][next(4)],
+                        _ => [0, 64, 128, 1 + next(1000)][next(4)],
+                    };
                     TensorLifetime::new(size, base + first, base + first + span)
                 })
                 .collect();
             if round % 5 == 0 {
                 tensors.sort_by_key(|t| t.first_use);
+            }
+            match lists::packed_shift(&tensors) {
+                Some(_) => packed += 1,
+                None => wide += 1,
             }
             let naive = naive_plan(&tensors);
             let order = keys::placement_order(&tensors).unwrap();
@@ -780,6 +791,7 @@ mod tests {
                 }
             }
         }
+        assert!(packed > 100 && wide > 20, "{packed} {wide}");
         // Endpoints spanning more than 32 bits are declined.
         let wide = [
             TensorLifetime::new(4, 0, 1),
@@ -814,6 +826,29 @@ mod tests {
             ),
             Err(Stop::Error(PlanError::Overflow { tensor: 1 }))
         ));
+    }
+
+    #[test]
+    fn ranges_are_packed_exactly_when_every_end_fits_32_bits_in_the_unit() {
+        let t = |size| TensorLifetime::new(size, 0, 1);
+        // The unit is the largest power of two dividing every planned size
+        // (zero sizes are not planned); the sizes in it must sum to at most
+        // u32::MAX, and in bytes fit usize.
+        assert_eq!(lists::packed_shift(&[]), Some(usize::BITS));
+        assert_eq!(lists::packed_shift(&[t(0), t(64), t(192)]), Some(6));
+        assert_eq!(lists::packed_shift(&[t(12), t(0), t(40)]), Some(2));
+        assert_eq!(lists::packed_shift(&[t(3), t(64)]), Some(0));
+        let most = u32::MAX as usize;
+        assert_eq!(lists::packed_shift(&[t(most - 5), t(5)]), Some(0));
+        assert_eq!(lists::packed_shift(&[t(most - 5), t(7)]), None);
+        // Even sizes: counted in units of 2, they fit.
+        assert_eq!(lists::packed_shift(&[t(most - 5), t(6)]), Some(1));
+        assert_eq!(lists::packed_shift(&[t(most << 8), t(0)]), Some(8));
+        assert_eq!(lists::packed_shift(&[t(most << 8), t(1 << 8)]), None);
+        // 2 units of 2^63 bytes: 2^64 bytes in all, past usize.
+        let half = usize::MAX / 2 + 1;
+        assert_eq!(lists::packed_shift(&[t(half), t(half)]), None);
+        assert_eq!(lists::packed_shift(&[t(half)]), Some(63));
     }
 
     #[test]
