@@ -226,7 +226,7 @@ impl<'a> BandFloors<'a> {
             while reach[start] < first {
                 start += 1;
             }
-            let stop = firsts.partition_point(|&other| other <= slots[s].last);
+            let stop = run_end(&firsts, s, slots[s].last);
             slots[s].start = start as u32;
             let p = position[s];
             records.push(Record {
@@ -291,6 +291,23 @@ impl<'a> BandFloors<'a> {
             (lo, hi) = (lo / 2, hi / 2);
         }
     }
+}
+
+/// The end of the run of `firsts` from `s` on that are at most `last`,
+/// given `firsts` sorted and `firsts[s] <= last`: a galloping search from
+/// `s`, whose reads stay near it where runs are short (a binary search over
+/// the whole order would bring in a line from far away at each of its
+/// first steps). `O(log run)`.
+fn run_end(firsts: &[u32], s: usize, last: u32) -> usize {
+    // `firsts[..low]` are all at most `last`.
+    let (mut low, mut step) = (s + 1, 1);
+    while low + step <= firsts.len() && firsts[low + step - 1] <= last {
+        low += step;
+        step *= 2;
+    }
+    // Past `low + step - 1` (if inside) every first is above `last`.
+    let high = (low + step - 1).min(firsts.len());
+    low + firsts[low..high].partition_point(|&first| first <= last)
 }
 
 impl Placement for BandFloors<'_> {
@@ -393,6 +410,22 @@ impl Placement for BandFloors<'_> {
 mod tests {
     use super::super::assert_places_as_listed;
     use super::*;
+
+    #[test]
+    fn the_galloping_search_ends_runs_where_a_binary_search_does() {
+        let mut rng = crate::rng::XorShift(0x5EED_0B0D);
+        for round in 0..2000 {
+            let len = 1 + rng.below(if round % 4 == 0 { 3000 } else { 40 });
+            let spread = 1 + rng.below(len * 2);
+            let mut firsts: Vec<u32> = (0..len).map(|_| rng.below(spread) as u32).collect();
+            firsts.sort_unstable();
+            let s = rng.below(len);
+            // A last use at or above the first use, up to past every first.
+            let last = firsts[s] + rng.below(spread + 2) as u32;
+            let expected = firsts.partition_point(|&first| first <= last);
+            assert_eq!(run_end(&firsts, s, last), expected, "{firsts:?} {s} {last}");
+        }
+    }
     use crate::offsets::conflicts::{Conflicts, Degrees};
 
     /// The band order places every ordering exactly as the listed
