@@ -311,9 +311,8 @@ impl Tables<'_> {
 /// and their sum in bytes fits `usize` (so that no end can overflow).
 pub(super) fn packed_shift(tensors: &[TensorLifetime]) -> Option<u32> {
     let planned = || tensors.iter().map(|t| t.size).filter(|&size| size > 0);
-    let shift = planned()
-        .fold(0usize, |bits, size| bits | size)
-        .trailing_zeros();
+    let bits = planned().fold(0usize, |bits, size| bits | size);
+    let shift = if bits == 0 { 0 } else { bits.trailing_zeros() };
     let (mut units, mut bytes) = (0usize, 0usize);
     for size in planned() {
         units = units.saturating_add(size >> shift);

@@ -834,7 +834,8 @@ mod tests {
         // The unit is the largest power of two dividing every planned size
         // (zero sizes are not planned); the sizes in it must sum to at most
         // u32::MAX, and in bytes fit usize.
-        assert_eq!(lists::packed_shift(&[]), Some(usize::BITS));
+        assert_eq!(lists::packed_shift(&[]), Some(0));
+        assert_eq!(lists::packed_shift(&[t(0)]), Some(0));
         assert_eq!(lists::packed_shift(&[t(0), t(64), t(192)]), Some(6));
         assert_eq!(lists::packed_shift(&[t(12), t(0), t(40)]), Some(2));
         assert_eq!(lists::packed_shift(&[t(3), t(64)]), Some(0));
