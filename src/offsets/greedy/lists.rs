@@ -21,11 +21,13 @@
 //! another path.
 //!
 //! The placed tensors' byte ranges are read for every placement, a few
-//! dozen from a random place of memory each: where every end offset fits
-//! 32 bits in the sizes' largest common power of two (the sum of the sizes
-//! in it does), a range is one word, its offset above its end, in that
-//! unit; else two words in bytes. Half the bytes to bring in per range,
-//! and the gathered words sort as plain integers.
+//! dozen from a random place of memory each. A range is one word, its
+//! offset above its end, in units of the sizes' largest common power of
+//! two, as long as the ends fit 32 bits there (an arena below 4 GiB in
+//! bytes, or more in larger units); from the first placement whose end
+//! does not, the ranges are converted and kept as two words in bytes.
+//! Half the bytes to bring in per range, and the gathered words sort as
+//! plain integers.
 //!
 //! The sort by first use and the tables by position take the words the
 //! placement order's sort is done with ([`Spare`]): at millions of tensors
@@ -51,8 +53,8 @@ use crate::sys::scratch::halves;
 /// Complexity: `O(n + E + Σ_i g_i log g_i)` time for `E` conflicting pairs
 /// (at most `max_pairs` are counted before giving up) and `g_i` conflicting
 /// tensors placed before tensor `i` (`Σ g_i = E`); `O(n + E)` memory, at
-/// most 4 bytes per pair and 40 per tensor (the ranges: 8 where packed, 16
-/// where not).
+/// most 4 bytes per pair and 48 per tensor (the ranges: 8 where packed, 16
+/// where not, both while they are converted).
 pub(super) fn place<C: Clock>(
     tensors: &[TensorLifetime],
     order: &[usize],
@@ -179,10 +181,7 @@ pub(super) fn place<C: Clock>(
         list: &list,
         run_ends: &run_ends,
     };
-    match packed_shift(tensors) {
-        Some(shift) => tables.place(Packed { shift }, offsets, clock),
-        None => tables.place(Wide, offsets, clock),
-    }
+    tables.place(offsets, clock)
 }
 
 /// The tables a placement reads, all by position in first-use order but
@@ -202,25 +201,62 @@ struct Tables<'a> {
 }
 
 impl Tables<'_> {
-    /// Places every tensor in `order` by best fit against the ranges of
-    /// its listed neighbours and of the placed tensors of its run, keeping
-    /// the ranges in `form`; writes `offsets` and returns the arena.
-    fn place<F: Form, C: Clock>(
+    /// Places every tensor in `order`, its ranges packed until an end
+    /// passes what a packed range holds, then wide from that step on;
+    /// writes `offsets` and returns the arena.
+    fn place<C: Clock>(
         &self,
-        form: F,
         offsets: &mut [usize],
         clock: C,
     ) -> Result<Option<usize>, Stop<C::Late>> {
-        let (tensors, order, starts, list) = (self.tensors, self.order, self.starts, self.list);
-        let n = order.len();
-        // Each position's range once placed; `UNPLACED` before.
-        let mut ranges = fallible::filled(n, F::UNPLACED)?;
+        let n = self.order.len();
+        let packed = Packed::new(unit_shift(self.tensors));
+        let mut ranges = fallible::filled(n, Packed::UNPLACED)?;
+        let mut arena = 0;
+        let Some(step) = self.place_from(packed, &mut ranges, 0, &mut arena, clock)? else {
+            self.emit(packed, &ranges, offsets);
+            return Ok(Some(packed.bytes(arena)));
+        };
+        // The placed ranges so far, in bytes; every one fits, as their ends
+        // did in units.
+        let mut wide = fallible::collect(
+            n,
+            ranges.iter().map(|&range| match Packed::is_placed(range) {
+                true => (
+                    packed.bytes(Packed::offset(range)),
+                    packed.bytes(Packed::end(range)),
+                ),
+                false => Wide::UNPLACED,
+            }),
+        )?;
+        drop(ranges);
+        let mut arena = packed.bytes(arena);
+        // Wide ranges hold every end (an end past `usize` is an error).
+        self.place_from(Wide, &mut wide, step, &mut arena, clock)?;
+        self.emit(Wide, &wide, offsets);
+        Ok(Some(arena))
+    }
+
+    /// Places the tensors of `order` from `from` on by best fit against
+    /// the ranges of their listed neighbours and of the placed tensors of
+    /// their runs, keeping the ranges in `form` and the arena (in its
+    /// units) in `arena`. Stops at the first step whose end `form` cannot
+    /// hold, before placing it, and returns that step; `None` once every
+    /// tensor is placed.
+    fn place_from<F: Form, C: Clock>(
+        &self,
+        form: F,
+        ranges: &mut [F::Range],
+        from: usize,
+        arena: &mut usize,
+        clock: C,
+    ) -> Result<Option<usize>, Stop<C::Late>> {
+        let (tensors, starts, list) = (self.tensors, self.starts, self.list);
         // The ranges gathered for one placement, its first `gathered`.
         let mut blocks: Vec<F::Range> = Vec::new();
-        let mut arena = 0usize;
-        for (step, &i) in order.iter().enumerate() {
+        for (step, &i) in self.order.iter().enumerate().skip(from) {
             clock.check_at(step)?;
-            self.prefetch_ahead(step, &ranges);
+            self.prefetch_ahead(step, ranges);
             let position = self.position_at[step] as usize;
             let size = form.units(tensors[i].size);
             let begin = match position {
@@ -248,14 +284,20 @@ impl Tables<'_> {
             let end = offset
                 .checked_add(size)
                 .ok_or(PlanError::Overflow { tensor: i })?;
-            ranges[position] = F::range(offset, end);
-            arena = arena.max(end);
+            let Some(range) = form.range(offset, end) else {
+                return Ok(Some(step));
+            };
+            ranges[position] = range;
+            *arena = (*arena).max(end);
         }
-        let input = |key: u64| (key & 0xFFFF_FFFF) as usize;
-        for (&key, &range) in self.by_start.iter().zip(&ranges) {
-            offsets[input(key)] = form.bytes(F::offset(range));
+        Ok(None)
+    }
+
+    /// Writes each tensor's offset in bytes from `ranges` (by position).
+    fn emit<F: Form>(&self, form: F, ranges: &[F::Range], offsets: &mut [usize]) {
+        for (&key, &range) in self.by_start.iter().zip(ranges) {
+            offsets[(key & 0xFFFF_FFFF) as usize] = form.bytes(F::offset(range));
         }
-        Ok(Some(form.bytes(arena)))
     }
 
     /// Asks the cache for what the placements a few steps after `step`
@@ -304,21 +346,16 @@ impl Tables<'_> {
     }
 }
 
-/// The shift of the unit the ranges can be kept in, packed, if every end
-/// offset fits 32 bits in it: the largest power of two dividing every
-/// planned size, where the sizes in it sum to at most `u32::MAX` (every
-/// end offset of a best-fit plan is at most the sum of the sizes placed)
-/// and their sum in bytes fits `usize` (so that no end can overflow).
-pub(super) fn packed_shift(tensors: &[TensorLifetime]) -> Option<u32> {
-    let planned = || tensors.iter().map(|t| t.size).filter(|&size| size > 0);
-    let bits = planned().fold(0usize, |bits, size| bits | size);
-    let shift = if bits == 0 { 0 } else { bits.trailing_zeros() };
-    let (mut units, mut bytes) = (0usize, 0usize);
-    for size in planned() {
-        units = units.saturating_add(size >> shift);
-        bytes = bytes.checked_add(size)?;
+/// The shift of the largest power of two dividing every planned size (0
+/// if none is planned): every offset of a best-fit plan is a sum of sizes,
+/// so it is a multiple of that unit too.
+pub(super) fn unit_shift(tensors: &[TensorLifetime]) -> u32 {
+    let bits = tensors.iter().fold(0usize, |bits, t| bits | t.size);
+    if bits == 0 {
+        0
+    } else {
+        bits.trailing_zeros()
     }
-    (units <= u32::MAX as usize).then_some(shift)
 }
 
 /// How a placement keeps the byte ranges of the placed tensors.
@@ -329,8 +366,8 @@ trait Form: Copy {
     const UNPLACED: Self::Range;
     /// Whether `range` is a placed tensor's.
     fn is_placed(range: Self::Range) -> bool;
-    /// The range from `offset` to `end`, in units.
-    fn range(offset: usize, end: usize) -> Self::Range;
+    /// The range from `offset` to `end`, in units, if this form holds it.
+    fn range(self, offset: usize, end: usize) -> Option<Self::Range>;
     /// Where `range` starts, in units.
     fn offset(range: Self::Range) -> usize;
     /// Best fit for `size` units among `blocks` (reordered here).
@@ -341,7 +378,7 @@ trait Form: Copy {
     fn bytes(self, units: usize) -> usize;
 }
 
-/// Two words per range, in bytes: any table.
+/// Two words per range, in bytes: any range.
 #[derive(Clone, Copy)]
 struct Wide;
 
@@ -353,8 +390,8 @@ impl Form for Wide {
         range.1 > 0 // a placed tensor ends above 0
     }
     #[inline]
-    fn range(offset: usize, end: usize) -> (usize, usize) {
-        (offset, end)
+    fn range(self, offset: usize, end: usize) -> Option<(usize, usize)> {
+        Some((offset, end))
     }
     #[inline]
     fn offset(range: (usize, usize)) -> usize {
@@ -375,11 +412,28 @@ impl Form for Wide {
 }
 
 /// One word per range, the offset in its upper half and the end in its
-/// lower, in units of `1 << shift` bytes (see [`packed_shift`]): half the
-/// bytes to read per range, and the words sort by start as plain integers.
+/// lower, in units of `1 << shift` bytes (see [`unit_shift`]), for ends
+/// up to `most` units: half the bytes to read per range, and the words
+/// sort by start as plain integers.
 #[derive(Clone, Copy)]
 struct Packed {
     shift: u32,
+    /// The largest end held: 32 bits, and in bytes within `usize`.
+    most: usize,
+}
+
+impl Packed {
+    fn new(shift: u32) -> Self {
+        Packed {
+            shift,
+            most: (u32::MAX as usize).min(usize::MAX >> shift),
+        }
+    }
+
+    /// Where `range` ends, in units.
+    fn end(range: u64) -> usize {
+        range as u32 as usize
+    }
 }
 
 impl Form for Packed {
@@ -390,8 +444,8 @@ impl Form for Packed {
         range != 0 // a placed tensor ends above 0
     }
     #[inline]
-    fn range(offset: usize, end: usize) -> u64 {
-        ((offset as u64) << 32) | end as u64
+    fn range(self, offset: usize, end: usize) -> Option<u64> {
+        (end <= self.most).then_some(((offset as u64) << 32) | end as u64)
     }
     #[inline]
     fn offset(range: u64) -> usize {
@@ -403,7 +457,7 @@ impl Form for Packed {
         blocks.sort_unstable();
         let ranges = blocks
             .iter()
-            .map(|&range| ((range >> 32) as usize, range as u32 as usize));
+            .map(|&range| (Packed::offset(range), Packed::end(range)));
         super::best_fit_sorted_ranges(ranges, size)
     }
     #[inline]

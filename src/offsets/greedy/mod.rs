@@ -738,8 +738,9 @@ mod tests {
     fn the_conflict_lists_give_the_naive_plan_or_decline_above_their_pairs() {
         let mut rng = crate::rng::XorShift(0x5EED_0031);
         let mut next = move |bound: usize| rng.below(bound);
-        // Rounds whose ranges were kept packed, and kept wide.
-        let (mut packed, mut wide) = (0, 0);
+        // Rounds whose arena passes 32 bits in the sizes' unit, so that
+        // their ranges were converted to wide ones on the way.
+        let mut converted = 0;
         for round in 0..400 {
             let count = 1 + next(300);
             let horizon = 1 + next(2 * count);
@@ -767,11 +768,10 @@ mod tests {
             if round % 5 == 0 {
                 tensors.sort_by_key(|t| t.first_use);
             }
-            match lists::packed_shift(&tensors) {
-                Some(_) => packed += 1,
-                None => wide += 1,
-            }
             let naive = naive_plan(&tensors);
+            if naive.arena_size >> lists::unit_shift(&tensors) > u32::MAX as usize {
+                converted += 1;
+            }
             let order = keys::placement_order(&tensors).unwrap();
             let pairs = pairs_by_brute_force(&tensors);
             for max_pairs in [0, pairs.saturating_sub(1), pairs, pairs + 1, 1 << 31] {
@@ -791,7 +791,7 @@ mod tests {
                 }
             }
         }
-        assert!(packed > 100 && wide > 20, "{packed} {wide}");
+        assert!(converted > 20, "{converted}");
         // Endpoints spanning more than 32 bits are declined.
         let wide = [
             TensorLifetime::new(4, 0, 1),
@@ -829,27 +829,52 @@ mod tests {
     }
 
     #[test]
-    fn ranges_are_packed_exactly_when_every_end_fits_32_bits_in_the_unit() {
+    fn the_unit_is_the_largest_power_of_two_dividing_every_planned_size() {
         let t = |size| TensorLifetime::new(size, 0, 1);
-        // The unit is the largest power of two dividing every planned size
-        // (zero sizes are not planned); the sizes in it must sum to at most
-        // u32::MAX, and in bytes fit usize.
-        assert_eq!(lists::packed_shift(&[]), Some(0));
-        assert_eq!(lists::packed_shift(&[t(0)]), Some(0));
-        assert_eq!(lists::packed_shift(&[t(0), t(64), t(192)]), Some(6));
-        assert_eq!(lists::packed_shift(&[t(12), t(0), t(40)]), Some(2));
-        assert_eq!(lists::packed_shift(&[t(3), t(64)]), Some(0));
-        let most = u32::MAX as usize;
-        assert_eq!(lists::packed_shift(&[t(most - 5), t(5)]), Some(0));
-        assert_eq!(lists::packed_shift(&[t(most - 5), t(7)]), None);
-        // Even sizes: counted in units of 2, they fit.
-        assert_eq!(lists::packed_shift(&[t(most - 5), t(6)]), Some(1));
-        assert_eq!(lists::packed_shift(&[t(most << 8), t(0)]), Some(8));
-        assert_eq!(lists::packed_shift(&[t(most << 8), t(1 << 8)]), None);
-        // 2 units of 2^63 bytes: 2^64 bytes in all, past usize.
-        let half = usize::MAX / 2 + 1;
-        assert_eq!(lists::packed_shift(&[t(half), t(half)]), None);
-        assert_eq!(lists::packed_shift(&[t(half)]), Some(63));
+        assert_eq!(lists::unit_shift(&[]), 0);
+        assert_eq!(lists::unit_shift(&[t(0)]), 0);
+        assert_eq!(lists::unit_shift(&[t(0), t(64), t(192)]), 6);
+        assert_eq!(lists::unit_shift(&[t(12), t(0), t(40)]), 2);
+        assert_eq!(lists::unit_shift(&[t(3), t(64)]), 0);
+        assert_eq!(lists::unit_shift(&[t(usize::MAX / 2 + 1)]), 63);
+    }
+
+    #[test]
+    fn the_lists_switch_to_wide_ranges_at_the_first_end_past_32_bits() {
+        // Ends pass u32::MAX units at a known step, after three placements
+        // whose ranges are converted: tensors of 2^31 + 2 bytes (unit 2,
+        // 2^30 + 1 units), all live together, the fourth ending at
+        // 4 * (2^30 + 1) units > 2^32 - 1; and tensors of 1 to 3 times 2^40
+        // bytes (unit 2^40), whose ends in bytes must also fit usize (2^24
+        // units). Then a table whose
+        // sizes sum past 32 bits in their unit while its arena does not,
+        // which stays packed. The naive plan is the oracle for all three.
+        let big = (1usize << 31) + 2;
+        let together: Vec<TensorLifetime> = (0..LISTS_FROM + 5)
+            .map(|i| match i % 1000 {
+                0..=5 => TensorLifetime::new(big, 0, LISTS_FROM + 5),
+                _ => TensorLifetime::new(8 * (1 + i % 7), i, i + 3),
+            })
+            .collect();
+        assert_eq!(lists::unit_shift(&together), 1);
+        assert!(naive_plan(&together).arena_size >> 1 > u32::MAX as usize);
+        let huge: Vec<TensorLifetime> = (0..LISTS_FROM + 5)
+            .map(|i| TensorLifetime::new((1 + i % 3) << 40, i, i + 2))
+            .collect();
+        let spread: Vec<TensorLifetime> = (0..LISTS_FROM + 5)
+            .map(|i| TensorLifetime::new((1 << 20) + 1 + 2 * (i % 5), i, i + 1))
+            .collect();
+        let sum: usize = spread.iter().map(|t| t.size).sum();
+        assert!(sum >> lists::unit_shift(&spread) > u32::MAX as usize);
+        for tensors in [together, huge, spread] {
+            let naive = naive_plan(&tensors);
+            let order = keys::placement_order(&tensors).unwrap();
+            let mut offsets = vec![0; tensors.len()];
+            let spare = dirty_spare(tensors.len(), 3);
+            let arena = lists::place(&tensors, &order, &mut offsets, 1 << 20, spare, NoDeadline)
+                .unwrap_or_else(fail);
+            assert_eq!((offsets, arena), (naive.offsets, Some(naive.arena_size)));
+        }
     }
 
     #[test]
