@@ -68,10 +68,13 @@ pub(super) fn place<C: Clock>(
     if n == 0 || !fits {
         return Ok(None);
     }
-    let (mut low, mut high) = (usize::MAX, 0usize);
+    // The span of the endpoints, and every size's bits (for the unit the
+    // ranges are kept in).
+    let (mut low, mut high, mut size_bits) = (usize::MAX, 0usize, 0usize);
     for t in tensors.iter().filter(|t| t.size > 0) {
         low = low.min(t.first_use);
         high = high.max(t.last_use);
+        size_bits |= t.size;
     }
     if u32::try_from(high - low).is_err() {
         return Ok(None);
@@ -173,6 +176,7 @@ pub(super) fn place<C: Clock>(
     clock.check()?;
 
     let tables = Tables {
+        unit_shift: unit_shift(size_bits),
         tensors,
         order,
         position_at,
@@ -187,6 +191,8 @@ pub(super) fn place<C: Clock>(
 /// The tables a placement reads, all by position in first-use order but
 /// `tensors` and `order`.
 struct Tables<'a> {
+    /// The unit of packed ranges ([`unit_shift`]).
+    unit_shift: u32,
     tensors: &'a [TensorLifetime],
     order: &'a [usize],
     /// Each placement step's position.
@@ -210,7 +216,7 @@ impl Tables<'_> {
         clock: C,
     ) -> Result<Option<usize>, Stop<C::Late>> {
         let n = self.order.len();
-        let packed = Packed::new(unit_shift(self.tensors));
+        let packed = Packed::new(self.unit_shift);
         let mut ranges = fallible::filled(n, Packed::UNPLACED)?;
         let mut arena = 0;
         let Some(step) = self.place_from(packed, &mut ranges, 0, &mut arena, clock)? else {
@@ -221,12 +227,15 @@ impl Tables<'_> {
         // did in units.
         let mut wide = fallible::collect(
             n,
-            ranges.iter().map(|&range| match Packed::is_placed(range) {
-                true => (
-                    packed.bytes(Packed::offset(range)),
-                    packed.bytes(Packed::end(range)),
-                ),
-                false => Wide::UNPLACED,
+            ranges.iter().map(|&range| {
+                if Packed::is_placed(range) {
+                    (
+                        packed.bytes(Packed::offset(range)),
+                        packed.bytes(Packed::end(range)),
+                    )
+                } else {
+                    Wide::UNPLACED
+                }
             }),
         )?;
         drop(ranges);
@@ -346,11 +355,10 @@ impl Tables<'_> {
     }
 }
 
-/// The shift of the largest power of two dividing every planned size (0
-/// if none is planned): every offset of a best-fit plan is a sum of sizes,
-/// so it is a multiple of that unit too.
-pub(super) fn unit_shift(tensors: &[TensorLifetime]) -> u32 {
-    let bits = tensors.iter().fold(0usize, |bits, t| bits | t.size);
+/// The shift of the largest power of two dividing every planned size, from
+/// the sizes' bits ORed together (0 if none is planned): every offset of a
+/// best-fit plan is a sum of sizes, so it is a multiple of that unit too.
+pub(super) fn unit_shift(bits: usize) -> u32 {
     if bits == 0 {
         0
     } else {

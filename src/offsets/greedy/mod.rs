@@ -756,8 +756,9 @@ mod tests {
                         1 => 0,
                         _ => 1 + next(1 + round % 11),
                     };
-                    // Every seventh round: sizes whose sum passes 32 bits
-                    // in their largest common power of two (wide ranges).
+                    // Every seventh round: sizes of up to 2^40 bytes, whose
+                    // arena can pass 32 bits in their largest common power
+                    // of two (ranges converted to wide ones on the way).
                     let size = match round % 7 {
                         6 => [0, 1 << 40, 3 << 38, 64 * (1 + next(1000))][next(4)],
                         _ => [0, 64, 128, 1 + next(1000)][next(4)],
@@ -769,7 +770,7 @@ mod tests {
                 tensors.sort_by_key(|t| t.first_use);
             }
             let naive = naive_plan(&tensors);
-            if naive.arena_size >> lists::unit_shift(&tensors) > u32::MAX as usize {
+            if naive.arena_size >> unit_shift_of(&tensors) > u32::MAX as usize {
                 converted += 1;
             }
             let order = keys::placement_order(&tensors).unwrap();
@@ -828,15 +829,21 @@ mod tests {
         ));
     }
 
+    /// The unit shift of the lists' packed ranges for `tensors`, from their
+    /// sizes' bits as the lists gather them.
+    fn unit_shift_of(tensors: &[TensorLifetime]) -> u32 {
+        lists::unit_shift(tensors.iter().fold(0, |bits, t| bits | t.size))
+    }
+
     #[test]
     fn the_unit_is_the_largest_power_of_two_dividing_every_planned_size() {
         let t = |size| TensorLifetime::new(size, 0, 1);
-        assert_eq!(lists::unit_shift(&[]), 0);
-        assert_eq!(lists::unit_shift(&[t(0)]), 0);
-        assert_eq!(lists::unit_shift(&[t(0), t(64), t(192)]), 6);
-        assert_eq!(lists::unit_shift(&[t(12), t(0), t(40)]), 2);
-        assert_eq!(lists::unit_shift(&[t(3), t(64)]), 0);
-        assert_eq!(lists::unit_shift(&[t(usize::MAX / 2 + 1)]), 63);
+        assert_eq!(unit_shift_of(&[]), 0);
+        assert_eq!(unit_shift_of(&[t(0)]), 0);
+        assert_eq!(unit_shift_of(&[t(0), t(64), t(192)]), 6);
+        assert_eq!(unit_shift_of(&[t(12), t(0), t(40)]), 2);
+        assert_eq!(unit_shift_of(&[t(3), t(64)]), 0);
+        assert_eq!(unit_shift_of(&[t(usize::MAX / 2 + 1)]), 63);
     }
 
     #[test]
@@ -846,9 +853,9 @@ mod tests {
         // 2^30 + 1 units), all live together, the fourth ending at
         // 4 * (2^30 + 1) units > 2^32 - 1; and tensors of 1 to 3 times 2^40
         // bytes (unit 2^40), whose ends in bytes must also fit usize (2^24
-        // units). Then a table whose
-        // sizes sum past 32 bits in their unit while its arena does not,
-        // which stays packed. The naive plan is the oracle for all three.
+        // units). Then a table whose sizes sum past 32 bits in their unit
+        // while its arena does not, which stays packed. The naive plan is
+        // the oracle for all three.
         let big = (1usize << 31) + 2;
         let together: Vec<TensorLifetime> = (0..LISTS_FROM + 5)
             .map(|i| match i % 1000 {
@@ -856,7 +863,7 @@ mod tests {
                 _ => TensorLifetime::new(8 * (1 + i % 7), i, i + 3),
             })
             .collect();
-        assert_eq!(lists::unit_shift(&together), 1);
+        assert_eq!(unit_shift_of(&together), 1);
         assert!(naive_plan(&together).arena_size >> 1 > u32::MAX as usize);
         let huge: Vec<TensorLifetime> = (0..LISTS_FROM + 5)
             .map(|i| TensorLifetime::new((1 + i % 3) << 40, i, i + 2))
@@ -865,7 +872,7 @@ mod tests {
             .map(|i| TensorLifetime::new((1 << 20) + 1 + 2 * (i % 5), i, i + 1))
             .collect();
         let sum: usize = spread.iter().map(|t| t.size).sum();
-        assert!(sum >> lists::unit_shift(&spread) > u32::MAX as usize);
+        assert!(sum >> unit_shift_of(&spread) > u32::MAX as usize);
         for tensors in [together, huge, spread] {
             let naive = naive_plan(&tensors);
             let order = keys::placement_order(&tensors).unwrap();

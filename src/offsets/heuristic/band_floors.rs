@@ -410,6 +410,7 @@ impl Placement for BandFloors<'_> {
 mod tests {
     use super::super::assert_places_as_listed;
     use super::*;
+    use crate::offsets::conflicts::{Conflicts, Degrees};
 
     #[test]
     fn the_galloping_search_ends_runs_where_a_binary_search_does() {
@@ -426,7 +427,6 @@ mod tests {
             assert_eq!(run_end(&firsts, s, last), expected, "{firsts:?} {s} {last}");
         }
     }
-    use crate::offsets::conflicts::{Conflicts, Degrees};
 
     /// The band order places every ordering exactly as the listed
     /// lowest-floor rule does (same offsets, same arena, same early stop),
