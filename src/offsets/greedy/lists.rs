@@ -20,6 +20,13 @@
 //! more than the caller allows, nothing is placed and the caller takes
 //! another path.
 //!
+//! Placement order is by size, so each placement reads from a random
+//! place of memory, and at millions of tensors each line it reads there is
+//! a cache miss: what it reads is laid out to take few lines. Its
+//! tensor's position and size come from one word per step, read in step
+//! order; the bounds of its list and of its run from one word per
+//! position; then the list's entries and the ranges.
+//!
 //! The placed tensors' byte ranges are read for every placement, a few
 //! dozen from a random place of memory each. A range is one word, its
 //! offset above its end, in units of the sizes' largest common power of
@@ -30,16 +37,16 @@
 //! plain integers.
 //!
 //! The sort by first use and the tables by position take the words the
-//! placement order's sort is done with ([`Spare`]): at millions of tensors
-//! fresh buffers would be fresh pages, each faulted in on first touch,
-//! where those words are resident already.
+//! placement order's sort is done with ([`Spare`]), and the ranges those
+//! of a table the set-up is done with: at millions of tensors fresh
+//! buffers would be fresh pages, each faulted in on first touch, where
+//! those words are resident already.
 
 use super::keys::Spare;
 use super::{Clock, Stop, TensorLifetime};
 use crate::error::PlanError;
 use crate::sys::fallible;
 use crate::sys::pages::prefetch;
-use crate::sys::scratch::halves;
 
 /// Places the tensors of `order` by best fit against the conflicting
 /// tensors placed before each; writes `offsets` and returns the arena, or
@@ -111,37 +118,29 @@ pub(super) fn place<C: Clock>(
     }
     let mut step_last = spare.take(n)?;
     step_last.extend(by_start.iter().map(|&key| by_input[input(key)]));
-    // The position of each step, in the words of `by_input`.
-    let mut position_words = by_input;
-    position_words.clear();
-    position_words.resize(n.div_ceil(2), 0);
-    let position_at = &mut halves(&mut position_words)[..n];
-    for (position, &word) in step_last.iter().enumerate() {
-        position_at[(word >> 32) as usize] = position as u32;
-    }
-    let position_at = &*position_at;
     let step_at = |word: u64| (word >> 32) as u32;
     clock.check()?;
 
     // A pair of positions `k < q` (found in `k`'s run) where `q` is placed
     // first is read at `k`'s placement from that run, among the placed
     // tensors after `k`; where `k` is placed first it is listed for `q`.
-    // Each position's list starts at `starts[position]`; first the counts.
-    let mut starts = fallible::filled(n + 1, 0u32)?;
-    // Where each position's run ends: read again by the listing and by its
-    // placement, which would otherwise scan the run's keys, a line per
-    // eight tensors.
-    let mut run_ends = fallible::filled(n, 0u32)?;
+    // Each position's bounds, one word, read together by its placement:
+    // where its list starts (upper half; first the count, then the start,
+    // then the end) and where its run ends (lower half; read again by the
+    // listing and by the placement, which would otherwise scan the run's
+    // keys, a line per eight tensors).
+    let mut bounds = spare.filled(n, 0)?;
+    const ONE_LISTED: u64 = 1 << 32;
     let mut pairs = 0usize;
     for k in 0..n {
         let (last, step) = (step_last[k] as u32, step_at(step_last[k]));
         let run = run_after(&by_start, k, last);
         // Below n, which fits u32.
-        run_ends[k] = (k + 1 + run) as u32;
+        bounds[k] |= (k + 1 + run) as u64;
         // Branch-free: which of two neighbours is placed first is
         // unpredictable.
-        for (count, &later) in starts[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]) {
-            *count += u32::from(step_at(later) > step);
+        for (count, &later) in bounds[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]) {
+            *count += ONE_LISTED * u64::from(step_at(later) > step);
         }
         pairs += run;
         if pairs > max_pairs {
@@ -149,43 +148,59 @@ pub(super) fn place<C: Clock>(
         }
     }
     clock.check()?;
-    let mut listed = 0u32;
-    for start in starts.iter_mut() {
+    let mut listed = 0u64;
+    for bound in bounds.iter_mut() {
         // At most `max_pairs`, which fits u32.
-        (*start, listed) = (listed, listed + *start);
+        let count = *bound >> 32;
+        *bound = (listed << 32) | (*bound & 0xFFFF_FFFF);
+        listed += count;
     }
-    // Then the entries, each list filled from its start on (`starts[p]`
-    // moves to the end of list `p`, which is the start of list `p + 1`).
-    // One more entry at the end takes the writes of the pairs not listed,
-    // so that the loop has no branch.
+    // Then the entries, each list filled from its start on (the start of
+    // list `p` moves to its end, which is the start of list `p + 1`). One
+    // more entry at the end takes the writes of the pairs not listed, so
+    // that the loop has no branch.
     let unlisted = listed as usize;
     let mut list = fallible::filled(unlisted + 1, 0u32)?;
     for k in 0..n {
         let step = step_at(step_last[k]);
-        let run = run_ends[k] as usize - (k + 1);
-        for (slot, &later) in starts[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]) {
+        let run = run_end(bounds[k]) - (k + 1);
+        for (bound, &later) in bounds[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]) {
             let listed = step_at(later) > step;
-            let at = if listed { *slot as usize } else { unlisted };
+            let at = if listed { list_end(*bound) } else { unlisted };
             list[at] = k as u32;
-            *slot += u32::from(listed);
+            *bound += ONE_LISTED * u64::from(listed);
         }
     }
-    drop(step_last);
-    // `starts[p]` is now the end of list `p`; list `p` begins where list
-    // `p - 1` ends.
+    // The upper half of `bounds[p]` is now the end of list `p`; list `p`
+    // begins where list `p - 1` ends.
     clock.check()?;
+    // Each step's position (upper half) and size in units (lower half,
+    // `u32::MAX` where it does not fit below), in the words of `by_input`:
+    // a placement reads them in step order, where the tensor itself would
+    // be a line from a random place of the table. Read by position, the
+    // sizes come in input order, usually time order too. Made only now,
+    // since a table with too many pairs declines before needing them.
+    let unit_shift = unit_shift(size_bits);
+    let mut at_step = by_input;
+    at_step.clear();
+    at_step.resize(n, 0);
+    for (position, (&word, &key)) in step_last.iter().zip(&by_start).enumerate() {
+        let units = tensors[input(key)].size >> unit_shift;
+        let units = u32::try_from(units).unwrap_or(u32::MAX);
+        at_step[(word >> 32) as usize] = ((position as u64) << 32) | units as u64;
+    }
+    spare.keep(step_last);
 
     let tables = Tables {
-        unit_shift: unit_shift(size_bits),
+        unit_shift,
         tensors,
         order,
-        position_at,
+        at_step: &at_step,
         by_start: &by_start,
-        starts: &starts,
+        bounds: &bounds,
         list: &list,
-        run_ends: &run_ends,
     };
-    tables.place(offsets, clock)
+    tables.place(offsets, spare, clock)
 }
 
 /// The tables a placement reads, all by position in first-use order but
@@ -195,15 +210,16 @@ struct Tables<'a> {
     unit_shift: u32,
     tensors: &'a [TensorLifetime],
     order: &'a [usize],
-    /// Each placement step's position.
-    position_at: &'a [u32],
+    /// Each placement step's position (upper half) and its tensor's size
+    /// in units (lower half; `u32::MAX` where it does not fit below).
+    at_step: &'a [u64],
     /// Packed keys (relative first use above, input index below).
     by_start: &'a [u64],
-    /// Where each position's list ends (and the next one starts).
-    starts: &'a [u32],
+    /// Where each position's list ends, and the next one starts (upper
+    /// half), and where its run of later starters that meet it ends
+    /// (lower half).
+    bounds: &'a [u64],
     list: &'a [u32],
-    /// Where each position's run of later starters that meet it ends.
-    run_ends: &'a [u32],
 }
 
 impl Tables<'_> {
@@ -213,11 +229,12 @@ impl Tables<'_> {
     fn place<C: Clock>(
         &self,
         offsets: &mut [usize],
+        mut spare: Spare,
         clock: C,
     ) -> Result<Option<usize>, Stop<C::Late>> {
         let n = self.order.len();
         let packed = Packed::new(self.unit_shift);
-        let mut ranges = fallible::filled(n, Packed::UNPLACED)?;
+        let mut ranges = spare.filled(n, Packed::UNPLACED)?;
         let mut arena = 0;
         let Some(step) = self.place_from(packed, &mut ranges, 0, &mut arena, clock)? else {
             self.emit(packed, &ranges, offsets);
@@ -238,7 +255,7 @@ impl Tables<'_> {
                 }
             }),
         )?;
-        drop(ranges);
+        drop((ranges, spare));
         let mut arena = packed.bytes(arena);
         // Wide ranges hold every end (an end past `usize` is an error).
         self.place_from(Wide, &mut wide, step, &mut arena, clock)?;
@@ -260,20 +277,19 @@ impl Tables<'_> {
         arena: &mut usize,
         clock: C,
     ) -> Result<Option<usize>, Stop<C::Late>> {
-        let (tensors, starts, list) = (self.tensors, self.starts, self.list);
         // The ranges gathered for one placement, its first `gathered`.
         let mut blocks: Vec<F::Range> = Vec::new();
         for (step, &i) in self.order.iter().enumerate().skip(from) {
             clock.check_at(step)?;
             self.prefetch_ahead(step, ranges);
-            let position = self.position_at[step] as usize;
-            let size = form.units(tensors[i].size);
-            let begin = match position {
-                0 => 0,
-                p => starts[p - 1] as usize,
-            };
-            let earlier = &list[begin..starts[position] as usize];
-            let run = self.run_ends[position] as usize - (position + 1);
+            let word = self.at_step[step];
+            let position = (word >> 32) as usize;
+            let size = form.units(match word as u32 {
+                u32::MAX => self.tensors[i].size,
+                units => (units as usize) << self.unit_shift,
+            });
+            let earlier = &self.list[self.list_begin(position)..list_end(self.bounds[position])];
+            let run = run_end(self.bounds[position]) - (position + 1);
             let needed = earlier.len() + run;
             if blocks.len() < needed {
                 let more = needed - blocks.len();
@@ -319,32 +335,22 @@ impl Tables<'_> {
     fn prefetch_ahead<R>(&self, step: usize, ranges: &[R]) {
         const FAR: usize = 3 * NEAR;
         const MID: usize = 2 * NEAR;
-        let (starts, list) = (self.starts, self.list);
-        if let Some(&position) = self.position_at.get(step + FAR) {
-            let position = position as usize;
-            prefetch(&starts[position.saturating_sub(1)]);
-            prefetch(&starts[position]);
-            prefetch(&self.run_ends[position]);
-            prefetch(&self.order[step + FAR]);
+        let position_at = |step: usize| self.at_step.get(step).map(|&word| (word >> 32) as usize);
+        if let Some(position) = position_at(step + FAR) {
+            prefetch(&self.bounds[position.saturating_sub(1)]);
+            prefetch(&self.bounds[position]);
         }
-        let begin = |position: usize| match position {
-            0 => 0,
-            p => starts[p - 1] as usize,
-        };
         // Ranges to a line of 64 bytes.
         let per_line = (64 / core::mem::size_of::<R>()).max(1);
-        if let Some(&position) = self.position_at.get(step + MID) {
-            let position = position as usize;
-            prefetch(&list[begin(position)]);
+        if let Some(position) = position_at(step + MID) {
+            prefetch(&self.list[self.list_begin(position)]);
             // The run's first ranges.
             for range in ranges[position..].iter().step_by(per_line).take(3) {
                 prefetch(range);
             }
-            prefetch(&self.tensors[self.order[step + MID]]);
         }
-        if let Some(&position) = self.position_at.get(step + NEAR) {
-            let position = position as usize;
-            for &q in list[begin(position)..starts[position] as usize]
+        if let Some(position) = position_at(step + NEAR) {
+            for &q in self.list[self.list_begin(position)..list_end(self.bounds[position])]
                 .iter()
                 .step_by(2)
                 .take(4)
@@ -353,6 +359,27 @@ impl Tables<'_> {
             }
         }
     }
+
+    /// Where the list of `position` starts: where the one before ends.
+    #[inline]
+    fn list_begin(&self, position: usize) -> usize {
+        match position {
+            0 => 0,
+            p => list_end(self.bounds[p - 1]),
+        }
+    }
+}
+
+/// Where a position's list ends, from its word of bounds.
+#[inline]
+fn list_end(bounds: u64) -> usize {
+    (bounds >> 32) as usize
+}
+
+/// Where a position's run ends, from its word of bounds.
+#[inline]
+fn run_end(bounds: u64) -> usize {
+    bounds as u32 as usize
 }
 
 /// The shift of the largest power of two dividing every planned size, from

@@ -854,8 +854,11 @@ mod tests {
         // 4 * (2^30 + 1) units > 2^32 - 1; and tensors of 1 to 3 times 2^40
         // bytes (unit 2^40), whose ends in bytes must also fit usize (2^24
         // units). Then a table whose sizes sum past 32 bits in their unit
-        // while its arena does not, which stays packed. The naive plan is
-        // the oracle for all three.
+        // while its arena does not, which stays packed; and one with sizes
+        // of 2^32 + 1 units (2^33 + 2 bytes in units of 2), past what the
+        // placement's table of sizes by step holds, so read from the
+        // tensor, and converted at the first placement of one. The naive
+        // plan is the oracle for all four.
         let big = (1usize << 31) + 2;
         let together: Vec<TensorLifetime> = (0..LISTS_FROM + 5)
             .map(|i| match i % 1000 {
@@ -873,7 +876,14 @@ mod tests {
             .collect();
         let sum: usize = spread.iter().map(|t| t.size).sum();
         assert!(sum >> unit_shift_of(&spread) > u32::MAX as usize);
-        for tensors in [together, huge, spread] {
+        let outsized: Vec<TensorLifetime> = (0..LISTS_FROM + 5)
+            .map(|i| match i % 1000 {
+                0..=2 => TensorLifetime::new((1 << 33) + 2, i, i + 4),
+                _ => TensorLifetime::new(2 * (1 + i % 9), i, i + 3),
+            })
+            .collect();
+        assert_eq!(unit_shift_of(&outsized), 1);
+        for tensors in [together, huge, spread, outsized] {
             let naive = naive_plan(&tensors);
             let order = keys::placement_order(&tensors).unwrap();
             let mut offsets = vec![0; tensors.len()];
