@@ -65,10 +65,12 @@
 //! `O(n²)` time (bounded by the thresholds above), `O(n)` memory. The bit
 //! sets: `O(n² / 64 + n log n + Σ_i k_i log k_i)` time for `k_i`
 //! conflicts, `O(n² / 64)` memory (bounded by [`BITS_UP_TO`]). The
-//! conflict lists: `O(n + E + Σ_i g_i log g_i)` time for `E` conflicting
-//! pairs and `g_i` conflicting tensors placed before tensor `i`,
-//! `O(n + E)` memory (bounded by [`LIST_PAIRS_PER_TENSOR`]); a table with
-//! more pairs costs their counting sweep, `O(n)` beyond the index's work.
+//! conflict lists: `O(n + E)` time for `E` conflicting pairs while the
+//! arena fits 32 bits in the sizes' unit (a placement's ranges sorted by
+//! a radix sort when there are many), `O(n + E + Σ_i g_i log g_i)` past
+//! it, for `g_i` conflicting tensors placed before tensor `i`; `O(n + E)`
+//! memory (bounded by [`LIST_PAIRS_PER_TENSOR`]); a table with more pairs
+//! costs their counting sweep, `O(n)` beyond the index's work.
 
 mod bits;
 mod direct;
@@ -892,6 +894,32 @@ mod tests {
                 .unwrap_or_else(fail);
             assert_eq!((offsets, arena), (naive.offsets, Some(naive.arena_size)));
         }
+    }
+
+    #[test]
+    fn a_placement_among_thousands_of_placed_ranges_sorts_them_by_start() {
+        // Short lifetimes of varied sizes, a few medium tensors living past
+        // every later one, and five of the smallest size living over all,
+        // placed last: each of those gathers the ranges of every other
+        // tensor (more than the radix sort starts at), and the medium ones
+        // thousands. Ranges of equal start and of every end; the naive plan
+        // is the oracle.
+        let n = 6000;
+        assert!(n - 5 >= crate::offsets::radix::RADIX_FROM);
+        let tensors: Vec<TensorLifetime> = (0..n)
+            .map(|i| match i {
+                _ if i % 1200 == 7 => TensorLifetime::new(8, 0, n),
+                _ if i % 1000 == 500 => TensorLifetime::new(16 * 50, i, n),
+                _ => TensorLifetime::new(16 * (1 + (i * 7919) % 97), i, i + 2),
+            })
+            .collect();
+        let naive = naive_plan(&tensors);
+        let order = keys::placement_order(&tensors).unwrap();
+        let mut offsets = vec![0; n];
+        let spare = dirty_spare(n, 1);
+        let arena = lists::place(&tensors, &order, &mut offsets, 1 << 20, spare, NoDeadline)
+            .unwrap_or_else(fail);
+        assert_eq!((offsets, arena), (naive.offsets, Some(naive.arena_size)));
     }
 
     #[test]
