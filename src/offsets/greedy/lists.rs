@@ -333,8 +333,8 @@ impl Tables<'_> {
 
     /// Asks the cache for what the placements a few steps after `step`
     /// read, in stages, each reading what an earlier one brought: the
-    /// bounds of a list and of a run, then the list's entries, the tensor
-    /// and the run's ranges, then the ranges the list names. Placement
+    /// word of bounds of a list and of a run, then the list's entries and
+    /// the run's ranges, then the ranges the list names. Placement
     /// order is by size, so at scale each step's list is a cache miss; a
     /// hint only, no effect on any result.
     #[inline(always)]
@@ -549,7 +549,8 @@ fn run_after(by_start: &[u64], k: usize, last: u32) -> usize {
         .count()
 }
 
-/// Steps ahead whose list and tensor are asked for.
+/// Steps ahead whose listed ranges are asked for (the list and the run's
+/// ranges twice as far ahead, the bounds three times).
 const NEAR: usize = 8;
 
 #[cfg(test)]
