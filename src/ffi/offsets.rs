@@ -591,8 +591,8 @@ pub extern "C" fn aether_plan_offsets_workspace_size(tensor_count: usize) -> usi
 /// conflicting pairs: above 128 tensors, over the tensors sorted by first
 /// use, the placed tensors starting after a tensor are found by a scan and
 /// those before it by a max-tree of their last uses; up to
-/// 128 tensors, on dense tables (at least one pair in 16 conflicting, one
-/// in 32 up to 1024 tensors) and on 32-bit targets, by the spec's scan of
+/// 128 tensors, on dense tables (at least one pair in 8 conflicting) and
+/// on 32-bit targets, by the spec's scan of
 /// every placed tensor (O(n^2); on dense tables over the placed tensors kept
 /// sorted by offset). The workspace is 4 words per tensor either way.
 ///

@@ -31,7 +31,7 @@
 //! peak in `O(n log n)`. Scratch `4n` words for each (the
 //! tree uses at most `3.5n`).
 
-use super::greedy::{best_fit_sorted_ranges, dense_from, is_dense};
+use super::greedy::{best_fit_sorted_ranges, is_dense};
 use super::TensorLifetime;
 use crate::error::PlanError;
 use crate::input::{check_lifetimes, InputList};
@@ -67,19 +67,18 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
         return scan_in(tensors, scratch, emit, false);
     }
     // Where most placed tensors conflict the tree visits nearly all of
-    // them, each at more cost than the scan's: a dense table takes the
-    // scan, whose work is the pairs' then, as the main greedy routes its
-    // dense tables. The sampled estimate can take a sparse table for dense
+    // them, each at more cost than the scan's: a dense table (one pair in
+    // SCAN_DENSE_FROM) takes the scan, whose work is the pairs' then. The
+    // sampled estimate can take a sparse table for dense
     // (one scope spanning all the others), which would cost a quadratic
     // scan where the tree's work grows with the pairs: past
     // DENSE_SCAN_UP_TO tensors the pairs are counted before the scan is
     // chosen.
     let mut dense = || {
-        is_dense(tensors, planned, dense_from(planned))
+        is_dense(tensors, planned, SCAN_DENSE_FROM)
             && (planned <= DENSE_SCAN_UP_TO
-                || scratch.scoped(|counting| {
-                    pairs_at_least(tensors, planned, counting, dense_from(planned))
-                }))
+                || scratch
+                    .scoped(|counting| pairs_at_least(tensors, planned, counting, SCAN_DENSE_FROM)))
     };
     // The tree's positions and ranks are 32-bit, and its arrays fit the
     // workspace where a word holds two of them.
@@ -234,6 +233,14 @@ fn scan_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     }
     Ok(arena)
 }
+
+/// The density, as one pair in this many, from which a table takes the
+/// scan in offset order rather than the tree. Sparser, the walk visits
+/// few of the placed tensors where the scan reads them all and shifts the
+/// sorted ones at every placement: MiniMalloc's tables F, G, H and K (one
+/// pair in 13 to 16) plan faster by the tree, E and I (one in 6 to 7) by
+/// the scan.
+const SCAN_DENSE_FROM: usize = 8;
 
 /// Up to this many planned tensors a dense table (as the main greedy
 /// estimates it from a few samples) takes the scan: the tree would
@@ -720,7 +727,7 @@ mod tests {
                 .count();
             let all = planned * (planned - 1) / 2;
             let mut words = words(16 * planned);
-            for one_in in [1, 2, 16, 32] {
+            for one_in in [1, 2, SCAN_DENSE_FROM, 16, 32] {
                 let scratch = &mut Scratch::new(bytes(&mut words));
                 let counted = pairs_at_least(&tensors[..], planned, scratch, one_in);
                 assert_eq!(

@@ -303,7 +303,7 @@ const SPARSER_DENSE_UP_TO: usize = 1024;
 
 /// The density from which the direct scan costs less than the index for
 /// `planned` tensors, as `one_in` for one pair in `one_in`.
-pub(crate) fn dense_from(planned: usize) -> usize {
+fn dense_from(planned: usize) -> usize {
     if planned <= SPARSER_DENSE_UP_TO {
         32
     } else {
