@@ -51,11 +51,13 @@ pub(crate) fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: 
     }
 }
 
-/// Sorts `keys` ascending, where keys are distinct and no key has a bit at
-/// or above `high`: by a comparison sort below [`RADIX_FROM`] keys, else by
-/// [`radix_sort`] on the bits `low..high`, with `scratch` grown to the
-/// keys' length. The two agree when the bits below `low` already increase
-/// in the keys' given order (a position or slot written there in order).
+/// Sorts `keys` by their bits `low..high`, where no key has a bit at or
+/// above `high`: by a comparison sort of the whole keys below
+/// [`RADIX_FROM`] keys, else by [`radix_sort`] on the bits `low..high`,
+/// with `scratch` grown to the keys' length. The two agree, and sort the
+/// whole keys ascending, when the keys are distinct and the bits below
+/// `low` already increase in the keys' given order (a position or slot
+/// written there in order).
 ///
 /// Errors: [`PlanError::OutOfMemory`] if `scratch` cannot grow.
 pub(crate) fn sort_packed(

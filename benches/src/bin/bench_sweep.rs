@@ -5,8 +5,8 @@
 //! (`bench-scale run`, see `scale_driver.rs`) under a wall-clock cap and an
 //! address-space cap. After each family, this tree's two largest sizes of
 //! each series are run again alternately ([`refit`]), and the exponents
-//! are fitted to the fastest run of each. It writes every measurement to a rows file as it goes and
-//! then the report (Markdown) from those rows.
+//! are fitted to the fastest run of each. It writes every measurement to a
+//! rows file as it goes and then the report (Markdown) from those rows.
 //!
 //! `bench-sweep run NEW_BIN OLD_BIN|- WORK_DIR ROWS OUT` runs the sweep
 //! (`scripts/bench_scale.sh sweep` builds both binaries and calls it);
@@ -264,8 +264,8 @@ const FIT_RUNS: usize = 5;
 /// long run alone would decide the exponent on a shared machine.
 const SLOW_FIT_RUNS: usize = 3;
 
-/// The run of median time among `runs` (those that finished), if any.
-fn median(runs: Vec<Outcome>) -> Option<Outcome> {
+/// The runs of `runs` that finished, fastest first.
+fn finished_by_time(runs: Vec<Outcome>) -> Vec<Fields> {
     let mut done: Vec<Fields> = runs
         .into_iter()
         .filter_map(|o| match o {
@@ -274,6 +274,12 @@ fn median(runs: Vec<Outcome>) -> Option<Outcome> {
         })
         .collect();
     done.sort_by(|a, b| a.num("seconds").total_cmp(&b.num("seconds")));
+    done
+}
+
+/// The run of median time among `runs` (those that finished), if any.
+fn median(runs: Vec<Outcome>) -> Option<Outcome> {
+    let mut done = finished_by_time(runs);
     let middle = done.len().checked_sub(1)? / 2;
     Some(Outcome::Done(done.swap_remove(middle)))
 }
@@ -347,20 +353,13 @@ fn refit(
 /// The run of median time among `runs` (those that finished), if any, with
 /// the fastest one's time as its field `fastest`.
 fn with_fastest(runs: Vec<Outcome>) -> Option<Outcome> {
-    let fastest = runs
-        .iter()
-        .filter_map(|o| match o {
-            Outcome::Done(f) => Some(f.num("seconds")),
-            _ => None,
-        })
-        .fold(f64::INFINITY, f64::min);
-    match median(runs)? {
-        Outcome::Done(mut f) => {
-            f.0.insert("fastest".to_string(), format!("{fastest:.6}"));
-            Some(Outcome::Done(f))
-        }
-        other => Some(other),
-    }
+    let mut done = finished_by_time(runs);
+    let fastest = done.first()?.num("seconds");
+    let mut median = done.swap_remove((done.len() - 1) / 2);
+    median
+        .0
+        .insert("fastest".to_string(), format!("{fastest:.6}"));
+    Some(Outcome::Done(median))
 }
 
 /// The sizes of the sweep for one family and strategy: doubling from

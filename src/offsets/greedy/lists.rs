@@ -45,7 +45,7 @@
 use super::keys::Spare;
 use super::{Clock, Stop, TensorLifetime};
 use crate::error::PlanError;
-use crate::offsets::radix::{bit_length, radix_sort, RADIX_FROM};
+use crate::offsets::radix::{bit_length, sort_packed};
 use crate::sys::fallible;
 use crate::sys::pages::prefetch;
 
@@ -61,9 +61,10 @@ use crate::sys::pages::prefetch;
 /// Complexity: `O(n + E)` time for `E` conflicting pairs (at most
 /// `max_pairs` are counted before giving up) while the ranges are packed:
 /// a placement's `g_i` gathered ranges (one per conflicting tensor placed
-/// before it, `Σ g_i ≤ E`) are sorted by comparison below [`RADIX_FROM`]
-/// of them, by a radix sort of their 32-bit starts from there on; where
-/// they are wide, `O(n + E + Σ_i g_i log g_i)`. `O(n + E)` memory: at most
+/// before it, `Σ g_i ≤ E`) are sorted by comparison below
+/// [`RADIX_FROM`](crate::offsets::radix::RADIX_FROM) of them, by a radix
+/// sort of their 32-bit starts from there on; where they are wide,
+/// `O(n + E + Σ_i g_i log g_i)`. `O(n + E)` memory: at most
 /// 4 bytes per pair, 48 per tensor (the ranges: 8 where packed, 16 where
 /// not, both while they are converted), and 16 per range of the largest
 /// gathering (the gathered ranges and the radix sort's scratch).
@@ -513,17 +514,7 @@ impl Form for Packed {
         // By start: the order best fit needs (see `best_fit`; among equal
         // starts any order does). Many blocks (a long lifetime's) sort by
         // their starts' bits alone, in a few passes.
-        if blocks.len() < RADIX_FROM {
-            blocks.sort_unstable();
-        } else {
-            if scratch.len() < blocks.len() {
-                let more = blocks.len() - scratch.len();
-                fallible::reserve(scratch, more)?;
-                scratch.resize(blocks.len(), 0);
-            }
-            let bits = bit_length(arena as u64);
-            radix_sort(blocks, &mut scratch[..blocks.len()], 32, 32 + bits);
-        }
+        sort_packed(blocks, scratch, 32, 32 + bit_length(arena as u64))?;
         let ranges = blocks
             .iter()
             .map(|&range| (Packed::offset(range), Packed::end(range)));
@@ -556,6 +547,7 @@ const NEAR: usize = 8;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::offsets::radix::RADIX_FROM;
 
     #[test]
     fn packed_best_fit_agrees_with_the_wide_one_below_and_above_the_radix_sort() {
