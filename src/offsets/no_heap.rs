@@ -12,10 +12,10 @@
 //!
 //! The greedy finds each placement's conflicts without scanning every
 //! placed tensor: over the planned tensors sorted by first use, a max-tree
-//! keeps each placed tensor's last use (as its rank among the first uses),
-//! so a walk visits the placed tensors starting by the new one's last use
-//! and ending at or after its first use, skipping every subtree that ends
-//! too early. The specification's scan of every placed tensor remains for
+//! of 16 children per node keeps each placed tensor's last use (as its
+//! rank among the first uses), so a walk visits the placed tensors
+//! starting by the new one's last use and ending at or after its first
+//! use, skipping every subtree that ends too early. The specification's scan of every placed tensor remains for
 //! tables of at most [`SCAN_UP_TO`] tensors, whose set-up would cost more
 //! than it saves, for dense tables (where the scan's work is the pairs' and
 //! costs less than the walk's; past [`DENSE_SCAN_UP_TO`] tensors the pairs
@@ -259,18 +259,25 @@ const DENSE_SCAN_UP_TO: usize = 8192;
 /// last use of a tensor `j` exactly when `starts_by[j] > p` (every position
 /// up to `p` starts by then; otherwise only positions starting before it
 /// do), so these ranks, below `2^32` whatever the node indices, decide
-/// every overlap. Position `p` is leaf `planned + p` of a bottom-up
-/// segment tree whose node `v` keeps the largest rank of the placed
-/// tensors below it (0 if none is placed). The placed tensors that
-/// conflict with a tensor are those of the positions after its own that
-/// start by its last use, found by a scan of their leaves, and those
+/// every overlap. Position `p` is leaf `p` of a tree of [`FAN`] children
+/// per node (see [`Levels`]) whose nodes keep the largest rank of the
+/// placed tensors below them (0 if none is placed). The placed tensors
+/// that conflict with a tensor are those of the positions after its own
+/// that start by its last use, found by a scan of their leaves, and those
 /// before it whose rank passes its position, found by a walk from the
-/// canonical nodes of the positions before it into the subtrees whose
-/// largest rank passes its position (it visits them and the nodes above
-/// them alone). The
-/// set-up, three sorts, gives each step its position too, so a placement
-/// searches nothing. Scratch: `2 · planned` words and `n + 3 · planned`
-/// 32-bit indices, at most `3.5n` words.
+/// nodes covering the positions before it into the subtrees whose largest
+/// rank passes its position (it visits them and the nodes above them
+/// alone). The set-up, three sorts, gives each step its position too, so
+/// a placement searches nothing.
+///
+/// Each position's byte range is one word: in units of the sizes' largest
+/// common power of two, start and end packed in 32-bit halves, while
+/// every end fits them; from the first that does not, the offset in bytes
+/// beside the size in the table. A conflict then costs one cache line
+/// where the wide form reads three (offset, tensor index, tensor).
+///
+/// Scratch: `2 · planned` words and `n + 3 · planned` 32-bit indices, at
+/// most `3.5n` words.
 fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     tensors: &L,
     scratch: &mut Scratch<'_>,
@@ -326,103 +333,52 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
         }
         starts_by[position_of[pair[1]] as usize] = starting as u32;
     }
-    let (offsets, tree_words) = words.split_at_mut(planned);
+    let (ranges, tree_words) = words.split_at_mut(planned);
     let tree = halves(tree_words);
     tree.fill(0);
-    let gathered = shared;
-    let leaves = planned;
+    let mut walk = Walk {
+        step_position,
+        starts_by,
+        levels: Levels::new(planned, tree.len()),
+        tree,
+        gathered: shared,
+        ranges,
+    };
 
-    // Offsets are emitted only once the whole plan fits in usize.
-    let mut arena = 0usize;
-    for (step, &position) in step_position.iter().enumerate() {
-        prefetch_ahead(
-            step,
-            tensors,
-            step_position,
-            starts_by,
-            by_first,
-            tree,
-            leaves,
-        );
-        let position = position as usize;
-        let i = by_first[position] as usize;
-        let size = tensors.at(i).size;
-        // Of the positions starting by the tensor's last use, the placed
-        // ones whose own last use it starts by conflict with it. Those
-        // after its own start by their last use, which is past its
-        // position: every placed one conflicts, found by a scan of their
-        // leaves (0 where none is placed), which costs one read per pair
-        // where the walk below would cost one per tree level.
-        let mut found = 0;
-        for (q, &rank) in tree[leaves..]
-            .iter()
-            .enumerate()
-            .take(starts_by[position] as usize)
-            .skip(position + 1)
-        {
-            gathered[found] = q as u32;
-            found += usize::from(rank != 0);
+    // Sizes and offsets in units of the sizes' largest common power of
+    // two; packed where every range placed ends below 2^32 units, widened
+    // at the first one that does not.
+    let sizes = by_first.iter().map(|&i| tensors.at(i as usize).size);
+    let shift = sizes.fold(0, |bits, size| bits | size).trailing_zeros();
+    let packed = Packed {
+        most: (u32::MAX as usize).min(usize::MAX >> shift),
+    };
+    let mut arena = 0;
+    let mut from = 0;
+    if by_first
+        .iter()
+        .all(|&i| tensors.at(i as usize).size >> shift <= packed.most)
+    {
+        for (range, &i) in walk.ranges.iter_mut().zip(by_first.iter()) {
+            *range = tensors.at(i as usize).size >> shift;
         }
-        // Those before it, by a walk.
-        let threshold = position as u32 + 1;
-        let (mut left, mut right) = (leaves, leaves + position);
-        while left < right {
-            if left & 1 == 1 {
-                collect(left, threshold, leaves, tree, gathered, &mut found);
-                left += 1;
-            }
-            if right & 1 == 1 {
-                right -= 1;
-                collect(right, threshold, leaves, tree, gathered, &mut found);
-            }
-            left >>= 1;
-            right >>= 1;
+        let stopped = walk.place(&packed, 0, &mut arena)?;
+        for range in walk.ranges.iter_mut() {
+            *range = Packed::start(*range) << shift;
         }
-        // The conflicts' offsets and tensors are cache misses at scale:
-        // asked for all at once, they overlap.
-        for &p in &gathered[..found] {
-            prefetch(&offsets[p as usize]);
-            tensors.prefetch(by_first[p as usize] as usize);
-        }
-        // Placed, so its end was checked to fit.
-        let range = |p: u32| {
-            let start = offsets[p as usize];
-            (
-                start,
-                start + tensors.at(by_first[p as usize] as usize).size,
-            )
+        arena <<= shift;
+        from = match stopped {
+            Some(step) => step,
+            None => planned,
         };
-        let offset = if found <= FEW {
-            // The few ranges of a sparse table, sorted on the stack: a sort
-            // of positions would read each offset at every comparison.
-            let mut few = [(0usize, 0usize); FEW];
-            for (slot, &p) in few.iter_mut().zip(&gathered[..found]) {
-                *slot = range(p);
-            }
-            few[..found].sort_unstable();
-            best_fit_sorted_ranges(few[..found].iter().copied(), size)
-        } else {
-            let conflicts = &mut gathered[..found];
-            conflicts.sort_unstable_by_key(|&p| offsets[p as usize]);
-            best_fit_sorted_ranges(conflicts.iter().map(|&p| range(p)), size)
-        };
-        let end = offset
-            .checked_add(size)
-            .ok_or(PlanError::Overflow { tensor: i })?;
-        offsets[position] = offset;
-        arena = arena.max(end);
-        // The leaf, then up the tree; an ancestor already as high has every
-        // ancestor above it as high.
-        let rank = starts_by[position];
-        let mut node = leaves + position;
-        while node >= 1 && tree[node] < rank {
-            tree[node] = rank;
-            node >>= 1;
-        }
     }
+    let wide = Wide { tensors, by_first };
+    walk.place(&wide, from, &mut arena)?;
+    let offsets = walk.ranges;
+
     // The planned tensors marked, so that the others get 0 without
     // reading the table again.
-    let planned_mark = gathered;
+    let planned_mark = walk.gathered;
     planned_mark.fill(0);
     for (&i, &offset) in by_first.iter().zip(offsets.iter()) {
         planned_mark[i as usize] = 1;
@@ -438,44 +394,365 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     Ok(arena)
 }
 
+/// The placement state of [`tree_in`], by position in first-use order.
+struct Walk<'a> {
+    step_position: &'a [u32],
+    starts_by: &'a [u32],
+    /// Where each level of `tree` begins.
+    levels: Levels,
+    /// The max-tree of the placed tensors' ranks, level by level from the
+    /// leaves up (leaf `p` is `tree[p]`), 0 where nothing is placed.
+    tree: &'a mut [u32],
+    /// Each placement's conflicts.
+    gathered: &'a mut [u32],
+    /// Each position's byte range, in a [`Form`]'s words.
+    ranges: &'a mut [usize],
+}
+
+/// How [`Walk::place`] keeps each position's byte range in one word.
+trait Form {
+    /// A placed range as it sorts by start.
+    type Key: Copy + Ord + Default;
+    /// The size, in this form's units, of the tensor at `position`.
+    fn size(&self, ranges: &[usize], position: usize) -> usize;
+    /// The placed range at `position`, as a key.
+    fn key(&self, ranges: &[usize], position: usize) -> Self::Key;
+    /// The range a key stands for, in this form's units.
+    fn range(key: Self::Key) -> (usize, usize);
+    /// Places the tensor at `position` at `offset`, of `size`: its end,
+    /// `None` if this form cannot hold it.
+    fn place(
+        &self,
+        ranges: &mut [usize],
+        position: usize,
+        offset: usize,
+        size: usize,
+    ) -> Result<Option<usize>, PlanError>;
+    /// Asks the cache for what [`Form::size`] and [`Form::range`] read at
+    /// `position`; `soon` is a hint, sent earlier, for what that asks.
+    fn prefetch(&self, ranges: &[usize], position: usize);
+    fn prefetch_soon(&self, _position: usize) {}
+}
+
+/// Ranges in bytes: the offset in the word, the size in the table.
+struct Wide<'a, L: ?Sized> {
+    tensors: &'a L,
+    by_first: &'a [u32],
+}
+
+impl<L: InputList<Item = TensorLifetime> + ?Sized> Form for Wide<'_, L> {
+    type Key = (usize, usize);
+    #[inline(always)]
+    fn size(&self, _: &[usize], position: usize) -> usize {
+        self.tensors.at(self.by_first[position] as usize).size
+    }
+    #[inline(always)]
+    fn key(&self, ranges: &[usize], position: usize) -> (usize, usize) {
+        // Placed, so its end was checked to fit.
+        let start = ranges[position];
+        (start, start + self.size(ranges, position))
+    }
+    #[inline(always)]
+    fn range(key: (usize, usize)) -> (usize, usize) {
+        key
+    }
+    #[inline(always)]
+    fn place(
+        &self,
+        ranges: &mut [usize],
+        position: usize,
+        offset: usize,
+        size: usize,
+    ) -> Result<Option<usize>, PlanError> {
+        let tensor = self.by_first[position] as usize;
+        let end = offset
+            .checked_add(size)
+            .ok_or(PlanError::Overflow { tensor })?;
+        ranges[position] = offset;
+        Ok(Some(end))
+    }
+    #[inline(always)]
+    fn prefetch(&self, ranges: &[usize], position: usize) {
+        prefetch(&ranges[position]);
+        self.tensors.prefetch(self.by_first[position] as usize);
+    }
+    #[inline(always)]
+    fn prefetch_soon(&self, position: usize) {
+        prefetch(&self.by_first[position]);
+    }
+}
+
+/// Ranges in units, start in the upper half of the word and end in the
+/// lower (an unplaced tensor's range starts at 0): one cache line per
+/// conflict where [`Wide`] reads three, and ranges sort by their words.
+struct Packed {
+    /// The largest end held: 32 bits, and in bytes within `usize`.
+    most: usize,
+}
+
+impl Packed {
+    fn start(range: usize) -> usize {
+        (range as u64 >> 32) as usize
+    }
+}
+
+impl Form for Packed {
+    type Key = usize;
+    #[inline(always)]
+    fn size(&self, ranges: &[usize], position: usize) -> usize {
+        let (start, end) = Packed::range(ranges[position]);
+        end - start
+    }
+    #[inline(always)]
+    fn key(&self, ranges: &[usize], position: usize) -> usize {
+        ranges[position]
+    }
+    #[inline(always)]
+    fn range(range: usize) -> (usize, usize) {
+        (Packed::start(range), range as u32 as usize)
+    }
+    #[inline(always)]
+    fn place(
+        &self,
+        ranges: &mut [usize],
+        position: usize,
+        offset: usize,
+        size: usize,
+    ) -> Result<Option<usize>, PlanError> {
+        // The offset is 0 or a placed range's end, within `most`.
+        let end = offset + size;
+        if end > self.most {
+            return Ok(None);
+        }
+        // Only on targets of 64-bit words (see `tree_in`).
+        ranges[position] = ((offset as u64) << 32 | end as u64) as usize;
+        Ok(Some(end))
+    }
+    #[inline(always)]
+    fn prefetch(&self, ranges: &[usize], position: usize) {
+        prefetch(&ranges[position]);
+    }
+}
+
+impl Walk<'_> {
+    /// Places the tensors of steps `from` on in `form`, raising `arena`
+    /// (in the form's units) to their ends: `Some(step)` at the first
+    /// step whose range the form cannot hold, with nothing of it placed.
+    fn place<F: Form>(
+        &mut self,
+        form: &F,
+        from: usize,
+        arena: &mut usize,
+    ) -> Result<Option<usize>, PlanError> {
+        for step in from..self.step_position.len() {
+            self.prefetch_ahead(form, step);
+            let position = self.step_position[step] as usize;
+            let size = form.size(self.ranges, position);
+            let found = self.gather(position);
+            let ranges = &*self.ranges;
+            let gathered = &mut self.gathered[..found];
+            // The conflicts' ranges are cache misses at scale: asked for
+            // all at once, they overlap.
+            for &p in gathered.iter() {
+                form.prefetch(ranges, p as usize);
+            }
+            let offset = if found <= FEW {
+                // The few ranges of a sparse table, sorted on the stack: a
+                // sort of positions would read each range at every
+                // comparison.
+                let mut few = [F::Key::default(); FEW];
+                for (slot, &p) in few.iter_mut().zip(gathered.iter()) {
+                    *slot = form.key(ranges, p as usize);
+                }
+                few[..found].sort_unstable();
+                best_fit_sorted_ranges(few[..found].iter().map(|&key| F::range(key)), size)
+            } else {
+                gathered.sort_unstable_by_key(|&p| form.key(ranges, p as usize));
+                let sorted = gathered
+                    .iter()
+                    .map(|&p| F::range(form.key(ranges, p as usize)));
+                best_fit_sorted_ranges(sorted, size)
+            };
+            let Some(end) = form.place(self.ranges, position, offset, size)? else {
+                return Ok(Some(step));
+            };
+            *arena = (*arena).max(end);
+            // The leaf, then up the tree; an ancestor already as high has
+            // every ancestor above it as high.
+            let rank = self.starts_by[position];
+            for (level, &base) in self.levels.bases().iter().enumerate() {
+                let node = &mut self.tree[base + (position >> (FAN_BITS * level as u32))];
+                if *node >= rank {
+                    break;
+                }
+                *node = rank;
+            }
+        }
+        Ok(None)
+    }
+
+    /// Gathers the positions of the placed tensors that conflict with the
+    /// one at `position`; returns how many.
+    #[inline(always)]
+    fn gather(&mut self, position: usize) -> usize {
+        let (tree, gathered) = (&*self.tree, &mut *self.gathered);
+        // Of the positions starting by the tensor's last use, the placed
+        // ones whose own last use it starts by conflict with it. Those
+        // after its own start by their last use, which is past its
+        // position: every placed one conflicts, found by a scan of their
+        // leaves (0 where none is placed), which costs one read per pair
+        // where the walk below would cost one per tree level.
+        let mut found = 0;
+        let after = position + 1..self.starts_by[position] as usize;
+        for (q, &rank) in tree[after.clone()].iter().enumerate() {
+            gathered[found] = (after.start + q) as u32;
+            found += usize::from(rank != 0);
+        }
+        // Those before it, whose rank passes its position: at each level
+        // from the leaves up, the nodes before its ancestor's in the
+        // ancestor's group of siblings cover the positions that the level
+        // above does not; each is searched if its rank passes.
+        let threshold = position as u32 + 1;
+        let bases = self.levels.bases();
+        let mut end = position;
+        for (level, &base) in bases.iter().enumerate() {
+            let group = end & !(FAN - 1);
+            for node in group..end {
+                if tree[base + node] >= threshold {
+                    descend(
+                        &self.levels,
+                        level,
+                        node,
+                        threshold,
+                        tree,
+                        gathered,
+                        &mut found,
+                    );
+                }
+            }
+            end = group >> FAN_BITS;
+            if end == 0 {
+                break;
+            }
+        }
+        found
+    }
+
+    /// Asks the cache for what the placement `AHEAD` steps after `step`
+    /// reads first: its range and the tree's nodes on the path up from its
+    /// own leaf (the scan's start, the walk's and the update's path), after
+    /// its rank (and what the form asks for soon) `2 · AHEAD` steps before.
+    /// Placement order is by size, so at scale each of these is a cache
+    /// miss; a hint only, no effect on the plan.
+    #[inline(always)]
+    fn prefetch_ahead(&self, form: &impl Form, step: usize) {
+        if let Some(&far) = self.step_position.get(step + 2 * AHEAD) {
+            prefetch(&self.starts_by[far as usize]);
+            form.prefetch_soon(far as usize);
+        }
+        if let Some(&near) = self.step_position.get(step + AHEAD) {
+            let near = near as usize;
+            form.prefetch(self.ranges, near);
+            for (level, &base) in self.levels.bases().iter().enumerate() {
+                prefetch(&self.tree[base + (near >> (FAN_BITS * level as u32))]);
+            }
+        }
+    }
+}
+
 /// Conflicts a placement sorts as ranges on the stack (1 KiB); more are
 /// sorted as positions in the scratch.
 const FEW: usize = 64;
 
-/// Steps ahead whose tree nodes [`prefetch_ahead`] asks for; their position
-/// and rank are asked for twice as far ahead.
+/// Steps ahead whose tree nodes [`Walk::prefetch_ahead`] asks for; their
+/// position and rank are asked for twice as far ahead.
 const AHEAD: usize = 8;
 
-/// Tree levels above a leaf whose nodes [`prefetch_ahead`] asks for: the
-/// levels above hold few nodes, which stay in the cache.
-const PREFETCH_LEVELS: usize = 12;
+/// Children of a node of the max-tree, as a power of two: 16 ranks fill a
+/// cache line, so a walk reads one line per level where a binary tree
+/// reads one per level of four times as many.
+const FAN_BITS: u32 = 4;
+const FAN: usize = 1 << FAN_BITS;
 
-/// Asks the cache for what the placement `AHEAD` steps after `step` reads
-/// first: the tree's nodes on the path up from its own leaf (the scan's
-/// start, the walk's and the update's path), after its rank and tensor
-/// index `2 · AHEAD` steps before. Placement order is by size, so at
-/// scale each of these is a cache miss; a hint only, no effect on the plan.
-#[inline(always)]
-fn prefetch_ahead<L: InputList<Item = TensorLifetime> + ?Sized>(
-    step: usize,
-    tensors: &L,
-    step_position: &[u32],
-    starts_by: &[u32],
-    by_first: &[u32],
-    tree: &[u32],
-    leaves: usize,
-) {
-    if let Some(&far) = step_position.get(step + 2 * AHEAD) {
-        prefetch(&starts_by[far as usize]);
-        prefetch(&by_first[far as usize]);
+/// The levels of a max-tree over a number of leaves: level `l + 1` has a
+/// node for each group of [`FAN`] nodes of level `l`, up to a single
+/// root. Where the room allows, each level begins at a whole group, so
+/// that a group of siblings shares one cache line as often as the
+/// tree's start allows.
+struct Levels {
+    /// Where each level begins and how many nodes it has, the leaves'
+    /// first; the first `count`.
+    bases: [usize; MAX_LEVELS],
+    widths: [usize; MAX_LEVELS],
+    count: usize,
+}
+
+/// Levels of a tree of fewer than `2^32` leaves: 8 above the leaves.
+const MAX_LEVELS: usize = 32 / FAN_BITS as usize + 1;
+
+impl Levels {
+    /// The levels over `leaves` leaves (fewer than `2^32`) in at most
+    /// `room` nodes, which `2 · leaves` always is: the levels above the
+    /// leaves have fewer than `leaves / 15 + 9` nodes.
+    fn new(leaves: usize, room: usize) -> Self {
+        let layout = |padded: bool| {
+            let mut levels = Levels {
+                bases: [0; MAX_LEVELS],
+                widths: [0; MAX_LEVELS],
+                count: 0,
+            };
+            let (mut width, mut base) = (leaves.max(1), 0);
+            loop {
+                levels.bases[levels.count] = base;
+                levels.widths[levels.count] = width;
+                levels.count += 1;
+                if width == 1 {
+                    return (levels, base + 1);
+                }
+                base += if padded {
+                    width.next_multiple_of(FAN)
+                } else {
+                    width
+                };
+                width = width.div_ceil(FAN);
+            }
+        };
+        match layout(true) {
+            (levels, nodes) if nodes <= room => levels,
+            _ => layout(false).0,
+        }
     }
-    if let Some(&near) = step_position.get(step + AHEAD) {
-        let near = near as usize;
-        tensors.prefetch(by_first[near] as usize);
-        let mut node = leaves + near;
-        for _ in 0..PREFETCH_LEVELS {
-            prefetch(&tree[node]);
-            node >>= 1;
+
+    fn bases(&self) -> &[usize] {
+        &self.bases[..self.count]
+    }
+}
+
+/// Appends to `gathered` (from `*found` on) the position of every leaf
+/// below the node `node` of level `level` whose rank passes
+/// `threshold - 1`, skipping the subtrees whose largest rank does not.
+/// Recursion depth: the levels, at most [`MAX_LEVELS`].
+fn descend(
+    levels: &Levels,
+    level: usize,
+    node: usize,
+    threshold: u32,
+    tree: &[u32],
+    gathered: &mut [u32],
+    found: &mut usize,
+) {
+    if level == 0 {
+        gathered[*found] = node as u32;
+        *found += 1;
+        return;
+    }
+    let first = node << FAN_BITS;
+    let below = level - 1;
+    let children = first..levels.widths[below].min(first + FAN);
+    let ranks = &tree[levels.bases[below]..][children.clone()];
+    for (child, &rank) in children.zip(ranks) {
+        if rank >= threshold {
+            descend(levels, below, child, threshold, tree, gathered, found);
         }
     }
 }
@@ -487,30 +764,6 @@ fn word_pairs(words: &mut [usize]) -> &mut [[usize; 2]] {
     // the `words.len() / 2` pairs lie inside `words`, whose borrow the
     // result takes over.
     unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() / 2) }
-}
-
-/// Appends to `gathered` (from `*found` on) the position of every leaf
-/// below `node` whose rank passes `threshold - 1`, skipping the subtrees
-/// whose largest rank does not. Recursion depth: the tree's height, at
-/// most 33 for fewer than `2^32` leaves.
-fn collect(
-    node: usize,
-    threshold: u32,
-    leaves: usize,
-    tree: &[u32],
-    gathered: &mut [u32],
-    found: &mut usize,
-) {
-    if tree[node] < threshold {
-        return;
-    }
-    if node >= leaves {
-        gathered[*found] = (node - leaves) as u32;
-        *found += 1;
-    } else {
-        collect(2 * node, threshold, leaves, tree, gathered, found);
-        collect(2 * node + 1, threshold, leaves, tree, gathered, found);
-    }
 }
 
 /// Scratch bytes [`try_peak_live_bytes_in`] needs for `tensor_count` tensors.
@@ -687,6 +940,59 @@ mod tests {
                 "round {round}, {n} tensors"
             );
         }
+    }
+
+    #[test]
+    fn the_tree_plans_small_tables_as_the_main_planner() {
+        // The tree's levels are laid out unpadded where padding them to
+        // whole groups would not fit its room (a few leaves).
+        let mut rng = crate::rng::XorShift(0x5EED_7111);
+        for round in 0..600 {
+            let n = 1 + rng.below(3 * FAN);
+            let tensors = table(&mut rng, n, round % 3, 0);
+            let main = crate::try_plan_offsets(&tensors).unwrap();
+            let case = format!("round {round}, {n} tensors");
+            assert_eq!(
+                plan_by_tree(&tensors).unwrap(),
+                (main.offsets, main.arena_size),
+                "{case}"
+            );
+        }
+    }
+
+    #[test]
+    fn ranges_past_32_bits_of_units_widen_in_the_middle_of_a_plan() {
+        // Odd sizes (a unit of one byte) above 2^30: a few stacked pass
+        // 2^32, so the plan starts packed and widens where the first range
+        // ends past it. Sizes of 2^40-byte units leave 24 bits of units
+        // for an end in bytes; four stacked pass them, and overflow.
+        let mut rng = crate::rng::XorShift(0x5EED_3232);
+        let mut overflows = 0;
+        for round in 0..60 {
+            let n = SCAN_UP_TO + 1 + rng.below(400);
+            let wide_units = round % 2 == 1;
+            let mut tensors = table(&mut rng, n, round % 3, 0);
+            for t in tensors.iter_mut().filter(|t| t.size > 0) {
+                t.size = if wide_units {
+                    ((1 << 22) + rng.below(1 << 20)) << 40
+                } else {
+                    (1 << 30) + 2 * rng.below(1 << 20) + 1
+                };
+            }
+            let main = crate::try_plan_offsets(&tensors);
+            match &main {
+                Ok(plan) if !wide_units => assert!(
+                    plan.arena_size > u32::MAX as usize,
+                    "round {round}: the plan stays within 32 bits"
+                ),
+                Err(PlanError::Overflow { .. }) => overflows += 1,
+                _ => {}
+            }
+            let case = format!("round {round}, {n} tensors");
+            let main = main.map(|plan| (plan.offsets, plan.arena_size));
+            assert_eq!(plan_by_tree(&tensors), main, "{case}");
+        }
+        assert!(overflows >= 20, "only {overflows} tables overflow");
     }
 
     #[test]
