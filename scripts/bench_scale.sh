@@ -7,8 +7,9 @@
 #
 # `scripts/bench_scale.sh sweep` runs the scaling sweep of issue 21 instead:
 # every strategy on the six shape families of workloads::Family, n doubling
-# from 16k to 1M (the greedy to 4M), this tree and 0.1.0 side by side, each run
-# capped (30 s, 6 GiB); it writes docs/scale_sweep.md and keeps the raw rows in
+# from 16k to 1M (the greedy and its heap-free form to 4M), this tree and
+# 0.1.0 side by side, each run capped (30 s, 6 GiB); it writes
+# docs/scale_sweep.md and keeps the raw rows in
 # target/scale_sweep.rows. Its settings are the AETHER_SWEEP_* variables of
 # benches/src/bin/bench_sweep.rs (AETHER_SWEEP_MAX_N=65536 for a quick check;
 # AETHER_SWEEP_OLD=0 leaves 0.1.0 out). It prints how long the last sweep

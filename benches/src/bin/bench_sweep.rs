@@ -1,7 +1,7 @@
 //! The scaling sweep of issue 21: every strategy (and the greedy's heap-free
-//! form over a workspace) on the six shape families
-//! of [`Family`], `n` doubling from 16k to 1M (the greedy on to 4M), with
-//! this tree and with 0.1.0 side by side, each run a process of its own
+//! form over a workspace) on the six shape families of [`Family`], `n`
+//! doubling from 16k to 1M (the greedy and its heap-free form on to 4M),
+//! with this tree and with 0.1.0 side by side, each run a process of its own
 //! (`bench-scale run`, see `scale_driver.rs`) under a wall-clock cap and an
 //! address-space cap. After each family, this tree's two largest sizes of
 //! each series are run again alternately ([`refit`]), and the exponents
@@ -13,7 +13,8 @@
 //! `bench-sweep report ROWS OUT` writes the report again from a rows file.
 //! Settings come from the environment (defaults in parentheses):
 //! `AETHER_SWEEP_MIN_N` (16384), `AETHER_SWEEP_MAX_N` (1048576),
-//! `AETHER_SWEEP_GREEDY_MAX_N` (4 × max), `AETHER_SWEEP_CAP_S` (30),
+//! `AETHER_SWEEP_GREEDY_MAX_N` (4 × max; the greedy's and the heap-free
+//! form's), `AETHER_SWEEP_CAP_S` (30),
 //! `AETHER_SWEEP_SEARCH_MS` (2000), `AETHER_SWEEP_MEM_MIB` (6144),
 //! `AETHER_SWEEP_SEED` (21), `AETHER_SWEEP_FAMILIES` (all, comma-separated).
 //!
@@ -362,15 +363,23 @@ fn with_fastest(runs: Vec<Outcome>) -> Option<Outcome> {
     Some(Outcome::Done(median))
 }
 
+/// The largest size of a strategy's series: `greedy_max_n` for the
+/// greedy and its heap-free form (the same plan; their working sets leave
+/// the caches at about 1M buffers, so only larger sizes show how their
+/// time grows past them), `max_n` for the others.
+fn top_size(strategy: &str, max_n: usize, greedy_max_n: usize) -> usize {
+    if matches!(strategy, "greedy" | "workspace") {
+        greedy_max_n
+    } else {
+        max_n
+    }
+}
+
 /// The sizes of the sweep for one family and strategy: doubling from
 /// `min_n`, and the heuristic's target size in its place among them on the
 /// sparse families.
 fn sizes(s: &Settings, family: Family, strategy: &str) -> Vec<usize> {
-    let top = if strategy == "greedy" {
-        s.greedy_max_n
-    } else {
-        s.max_n
-    };
+    let top = top_size(strategy, s.max_n, s.greedy_max_n);
     let mut out: Vec<usize> = std::iter::successors(Some(s.min_n), |&n| Some(2 * n))
         .take_while(|&n| n <= top)
         .collect();
@@ -677,8 +686,8 @@ fn report(rows_path: &Path, out: &Path) {
          killed at {cap_s} s of wall time (shown `> {cap_s} s`) or at {} MiB of address space, and its \
          series (family, strategy, build) stops there: larger sizes are not run (`–`). The search \
          runs with a {} ms time budget. `n` doubles from {min_n} to {max_n} ({greedy_max_n} for the \
-         greedy){}. E is the number of conflicting pairs, counted by a sweep. The families are \
-         defined in `benches/src/workloads.rs` (`Family`).",
+         greedy and its heap-free form){}. E is the number of conflicting pairs, counted by a \
+         sweep. The families are defined in `benches/src/workloads.rs` (`Family`).",
         get("seed"),
         get("mem_mib"),
         get("search_ms"),
@@ -719,11 +728,7 @@ fn report(rows_path: &Path, out: &Path) {
     writeln!(w, "|---|---|---|---:|---|---:|---:|---|---:|---|").unwrap();
     for family in &families {
         for strategy in STRATEGIES {
-            let top = if strategy == "greedy" {
-                greedy_max_n
-            } else {
-                max_n
-            };
+            let top = top_size(strategy, max_n, greedy_max_n);
             // The fastest of the fitted sizes' alternate runs where there
             // are some (`fastest`), or the medians' times.
             let series_of = |who: &str, key: &str| -> Vec<(usize, f64, f64)> {
