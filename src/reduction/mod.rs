@@ -99,6 +99,13 @@ const BLOCK_AT_LEAST: usize = 16 << 20;
 /// bounded on large graphs.
 const BLOCK_BYTES_PER_ITEM: usize = 128;
 
+/// Without a budget, blocks are also at most [`WHOLE_UP_TO`] where this
+/// many such blocks hold the whole triangle: a block the last-level cache
+/// holds is closed faster than a larger one, by more than the extra walks
+/// of the edges cost while the blocks stay few (on 50,000 nodes of 8 edges
+/// each, see BENCHMARKS.md), but not once they are many.
+const CACHED_BLOCKS_UP_TO: usize = 16;
+
 /// The block budget chosen without one from the caller: see
 /// [`try_transitive_reduction`]'s documentation for the rule.
 fn default_budget(node_count: usize, edge_count: usize, whole_bytes: usize) -> usize {
@@ -106,7 +113,12 @@ fn default_budget(node_count: usize, edge_count: usize, whole_bytes: usize) -> u
         return whole_bytes;
     }
     let walk = BLOCK_BYTES_PER_ITEM.saturating_mul(node_count.saturating_add(edge_count));
-    BLOCK_AT_LEAST.max(walk)
+    let budget = BLOCK_AT_LEAST.max(walk);
+    if whole_bytes.div_ceil(WHOLE_UP_TO) <= CACHED_BLOCKS_UP_TO {
+        budget.min(WHOLE_UP_TO)
+    } else {
+        budget
+    }
 }
 
 /// The reduction, with every column block within `budget_bytes` if a budget
@@ -269,7 +281,9 @@ fn reduce_numbered(
 /// - A larger one is built in column blocks, one after another in one
 ///   reused buffer, each at most `max(16 MiB, 128 · (n + E))` bytes: small
 ///   enough to stay cached, large enough that walking the edges once per
-///   block stays a small share of the work.
+///   block stays a small share of the work; and at most 32 MiB where 16
+///   blocks of 32 MiB hold the whole triangle (up to 512 MiB, about
+///   92,000 nodes), whose edges are then walked few times.
 /// - No block is larger than half the memory the machine can back (on
 ///   Linux `MemAvailable`, within the cgroup's limit), and a buffer the
 ///   allocator refuses is asked for again with blocks half as large.
