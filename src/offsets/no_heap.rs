@@ -348,8 +348,12 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     // Sizes and offsets in units of the sizes' largest common power of
     // two; packed where every range placed ends below 2^32 units, widened
     // at the first one that does not.
+    // (No size, no tensor planned: any unit.)
     let sizes = by_first.iter().map(|&i| tensors.at(i as usize).size);
-    let shift = sizes.fold(0, |bits, size| bits | size).trailing_zeros();
+    let shift = match sizes.fold(0, |bits, size| bits | size) {
+        0 => 0,
+        bits => bits.trailing_zeros(),
+    };
     let packed = Packed {
         most: (u32::MAX as usize).min(usize::MAX >> shift),
     };
