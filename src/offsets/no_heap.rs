@@ -432,9 +432,11 @@ trait Form {
         offset: usize,
         size: usize,
     ) -> Result<Option<usize>, PlanError>;
-    /// Asks the cache for what [`Form::size`] and [`Form::range`] read at
-    /// `position`; `soon` is a hint, sent earlier, for what that asks.
+    /// Asks the cache for what [`Form::size`] and [`Form::key`] read at
+    /// `position`.
     fn prefetch(&self, ranges: &[usize], position: usize);
+    /// Asks the cache, some steps before [`Form::prefetch`], for what
+    /// that reads first (nothing, where it reads only the range).
     fn prefetch_soon(&self, _position: usize) {}
 }
 
