@@ -357,24 +357,22 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     let packed = Packed {
         most: (u32::MAX as usize).min(usize::MAX >> shift),
     };
+    // Each unplaced range is (0, size); where a size does not fit, the
+    // wide form places every tensor, reading no range before it is placed.
+    let mut fits = true;
+    for (range, &i) in walk.ranges.iter_mut().zip(by_first.iter()) {
+        *range = tensors.at(i as usize).size >> shift;
+        fits &= *range <= packed.most;
+    }
     let mut arena = 0;
     let mut from = 0;
-    if by_first
-        .iter()
-        .all(|&i| tensors.at(i as usize).size >> shift <= packed.most)
-    {
-        for (range, &i) in walk.ranges.iter_mut().zip(by_first.iter()) {
-            *range = tensors.at(i as usize).size >> shift;
-        }
+    if fits {
         let stopped = walk.place(&packed, 0, &mut arena)?;
         for range in walk.ranges.iter_mut() {
             *range = Packed::start(*range) << shift;
         }
         arena <<= shift;
-        from = match stopped {
-            Some(step) => step,
-            None => planned,
-        };
+        from = stopped.unwrap_or(planned);
     }
     let wide = Wide { tensors, by_first };
     walk.place(&wide, from, &mut arena)?;
@@ -586,8 +584,8 @@ impl Walk<'_> {
             // The leaf, then up the tree; an ancestor already as high has
             // every ancestor above it as high.
             let rank = self.starts_by[position];
-            for (level, &base) in self.levels.bases().iter().enumerate() {
-                let node = &mut self.tree[base + (position >> (FAN_BITS * level as u32))];
+            for node in self.levels.path(position) {
+                let node = &mut self.tree[node];
                 if *node >= rank {
                     break;
                 }
@@ -659,8 +657,8 @@ impl Walk<'_> {
         if let Some(&near) = self.step_position.get(step + AHEAD) {
             let near = near as usize;
             form.prefetch(self.ranges, near);
-            for (level, &base) in self.levels.bases().iter().enumerate() {
-                prefetch(&self.tree[base + (near >> (FAN_BITS * level as u32))]);
+            for node in self.levels.path(near) {
+                prefetch(&self.tree[node]);
             }
         }
     }
@@ -731,6 +729,13 @@ impl Levels {
 
     fn bases(&self) -> &[usize] {
         &self.bases[..self.count]
+    }
+
+    /// Where in the tree the nodes on the path from leaf `leaf` to the
+    /// root lie, the leaf first.
+    fn path(&self, leaf: usize) -> impl Iterator<Item = usize> + '_ {
+        let levels = self.bases().iter().enumerate();
+        levels.map(move |(level, &base)| base + (leaf >> (FAN_BITS * level as u32)))
     }
 }
 
