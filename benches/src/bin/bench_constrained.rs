@@ -4,14 +4,16 @@
 //! before it) and the outcome. Figures, not verdicts: run each case in a
 //! process of its own (`bench-constrained chain-fixed`) for a clean memory
 //! figure. Cases (all by default): `chain-fixed`, `all-live-alignment`,
-//! `all-live-search`, `all-live-gap`, `capacity`, `byte-stepping`.
+//! `all-live-search`, `all-live-gap`, `training-gaps`, `capacity`,
+//! `byte-stepping`.
 //!
 //! `bench-constrained report FILE` writes the constrained planner's scaling
-//! report instead (docs/constrained.md): one fixed offset in a chain and
-//! one alignment among buffers all live together, `n` doubling, each
-//! planned with and without its one constraint in the same run, so that
-//! the constraint's own cost shows as a ratio and the growth as a fitted
-//! exponent; with the targets of issue 21 and their verdicts.
+//! report instead (docs/constrained.md): one fixed offset in a chain, one
+//! alignment among buffers all live together, one alignment and gaps in a
+//! training step, `n` doubling, each planned with and without its
+//! constraint in the same run, so that the constraint's own cost shows as
+//! a ratio and the growth as a fitted exponent; with the targets of issue
+//! 21 and their verdicts.
 
 #[path = "../../../tests/common/problems.rs"]
 #[allow(dead_code)]
@@ -29,11 +31,12 @@ use aether_planner::{
 use problems::byte_stepping;
 
 const STRATEGIES: [Strategy; 3] = [Strategy::Greedy, Strategy::Heuristic, Strategy::Search];
-const CASES: [&str; 6] = [
+const CASES: [&str; 7] = [
     "chain-fixed",
     "all-live-alignment",
     "all-live-search",
     "all-live-gap",
+    "training-gaps",
     "capacity",
     "byte-stepping",
 ];
@@ -134,6 +137,19 @@ fn run(case: &str) {
                 }
             }
         }
+        "training-gaps" => {
+            // Dense, a gap in every tenth buffer: plain blocks of two
+            // pieces, none of their pairs listed.
+            for n in [24_000, 48_000, 96_000] {
+                let tensors = Family::TrainingStep.tensors(n, 21);
+                let gaps = inner_gaps(&tensors, 10, 21);
+                let problem = PlanProblem::new(&tensors).with_gaps(&gaps);
+                for strategy in STRATEGIES {
+                    let name = format!("training step {n}, {} gaps", gaps.len());
+                    measure(&name, &problem, &options(strategy, 2000));
+                }
+            }
+        }
         "capacity" => {
             // A capacity at the live peak, which the search neither reaches
             // nor disproves quickly: the budget must be spent once.
@@ -214,6 +230,21 @@ enum Constraint {
     Gaps(Vec<LifetimeGap>),
 }
 
+/// A one-node gap (no window) at a uniform inner node of every `one_in`-th
+/// tensor that lives 3 nodes or more, fixed by `seed`.
+fn inner_gaps(tensors: &[TensorLifetime], one_in: usize, seed: u64) -> Vec<LifetimeGap> {
+    let mut rng = Rng::new(seed);
+    tensors
+        .iter()
+        .enumerate()
+        .filter(|&(i, t)| i % one_in == 0 && t.last_use >= t.first_use + 2)
+        .map(|(i, t)| {
+            let node = t.first_use + 1 + rng.below(t.last_use - t.first_use - 1);
+            LifetimeGap::new(i, node, node)
+        })
+        .collect()
+}
+
 fn report(path: &str) {
     let series = [
         Series {
@@ -261,6 +292,14 @@ fn report(path: &str) {
                 alignments[0] = 128;
                 Constraint::Alignments(alignments)
             },
+        },
+        Series {
+            name: "training step (workloads::Family::TrainingStep, seed 21)",
+            constraint: "gaps (every tenth buffer living 3 nodes or more is inactive at one inner node, uniform, seed 21)",
+            sizes: &[6_000, 12_000, 24_000, 48_000],
+            target: None,
+            tensors: |n| Family::TrainingStep.tensors(n, 21),
+            constrain: |t| Constraint::Gaps(inner_gaps(t, 10, 21)),
         },
     ];
     let started = Instant::now();

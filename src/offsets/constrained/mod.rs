@@ -53,20 +53,24 @@
 //! Pairs of blocks whose time spans meet are counted from the sorted spans
 //! in `O(n log n)`. While they are sparse every conflicting pair is listed
 //! with its separation: `O(n + E)` memory, and a placement costs
-//! `O(d log d)` for its `d` neighbours. Dense ones are not stored: a block
-//! that is a plain interval (no gap, no window, no reuse profile) finds the
-//! interval blocks it meets from their spans, their separations from the
-//! two sizes, and only the pairs with a block that is not an interval are
-//! listed (`O(k n)` time and up to `k n` entries for `k` such blocks: one
-//! gap among 10^4 buffers live together lists 10^4 pairs, not 5·10^7). A
-//! placement reads the union of its conflicting interval blocks' byte
-//! ranges from the greedy's index of placed ranges (from 512 blocks on;
-//! the greedy's cost per placement, a few coalesced unions where many
-//! blocks conflict) or, on fewer blocks, scans the placed blocks in offset
-//! order up to the first gap that fits (`O(n)`), and adds its listed
-//! pairs. The lower bound's fixed-block term visits each block's
-//! neighbours once. The heuristic returns at once when a plan meets the
-//! lower bound; a search node costs `O(n + E)` for its pair scan plus a
+//! `O(d log d)` for its `d` neighbours. Dense ones are not stored: a
+//! *plain* block, one that occupies its whole size wherever it is active
+//! (gaps without windows, or none; no reuse profile), finds the plain
+//! blocks it meets from their spans and pieces, their separations from
+//! the two sizes, and only the pairs with a block that is not plain (a
+//! window, a reuse group's profile) are listed (`O(k n)` time and up to
+//! `k n` entries for `k` such blocks: one window among 10^4 buffers live
+//! together lists 10^4 pairs, not 5·10^7). A placement reads the union of
+//! its conflicting plain blocks' byte ranges from the greedy's index of
+//! placed ranges (from 512 blocks on; the greedy's cost per placement, a
+//! few coalesced unions where many blocks conflict; a block with gaps is
+//! an entry per piece, its union gathered piece by piece) or, on fewer
+//! blocks, scans the placed blocks in offset order up to the first gap
+//! that fits (`O(n)`), and adds its listed pairs. The lower bound's
+//! fixed-block term visits each block's neighbours once. The heuristic's
+//! weights (the bytes a block conflicts with) take `O(n log n)` from the
+//! spans and `O(g n)` for `g` plain blocks with gaps. The heuristic returns
+//! at once when a plan meets the lower bound; a search node costs `O(n + E)` for its pair scan plus a
 //! propagation bounded by `n` rounds, whatever the byte sizes.
 
 mod bound;

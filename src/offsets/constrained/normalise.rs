@@ -56,18 +56,18 @@ pub(super) struct Model {
     pub(super) blocks: Vec<Block>,
     /// Each tensor's block.
     pub(super) block_of: Vec<usize>,
-    /// Each block's conflicting neighbours, or `None` when the blocks are
-    /// intervals with too many conflicting pairs to list. Interval blocks
-    /// are one piece over their whole size each (no gaps, no reuse group
-    /// with a profile): two conflict exactly when their spans meet, and `c`
-    /// above `b` needs `o_c - o_b >= size_b`, so the planners find the
-    /// pairs from the spans and compute their separations on demand.
+    /// Each block's conflicting neighbours, or `None` when the blocks
+    /// have too many conflicting pairs to list. Plain blocks occupy their
+    /// whole size in every piece (gaps without windows, no reuse group with
+    /// a profile): two conflict exactly when pieces of theirs meet in time,
+    /// and `c` above `b` needs `o_c - o_b >= size_b`, so the planners find
+    /// the pairs from the pieces and compute their separations on demand.
+    /// Intervals, plain blocks of one piece, conflict when their spans meet.
     pub(super) neighbours: Option<Vec<Vec<Neighbour>>>,
     /// Without `neighbours`, each block's conflicting neighbours in the
-    /// pairs of which one block at least is not an interval (gaps, windows,
-    /// a reuse group's profile): those pairs listed, the interval pairs
-    /// found from the spans. Empty with `neighbours`, or when every block is
-    /// an interval.
+    /// pairs of which one block at least is not plain (windows, a reuse
+    /// group's profile): those pairs listed, the plain pairs found from the
+    /// pieces. Empty with `neighbours`, or when every block is plain.
     pub(super) irregular: Vec<Vec<Neighbour>>,
     pub(super) capacity: Option<i128>,
 }
@@ -304,10 +304,10 @@ impl Model {
         }
         drop(gaps);
         check_fixed(&blocks, &fixed_by)?;
-        // Dense spans are not listed: the interval pairs among them are
-        // found from the spans, and only the pairs with a block that is not
-        // an interval are listed (all of them, where every block has gaps).
-        let pairs = interval_pairs(&blocks)?;
+        // Dense spans are not listed: the plain pairs among them are found
+        // from the pieces, and only the pairs with a block that is not plain
+        // are listed (all of them, where every block has a window).
+        let pairs = span_pairs(&blocks)?;
         let (entries, squared) = (
             pairs.saturating_mul(2),
             blocks.len().saturating_mul(blocks.len()),
@@ -315,7 +315,7 @@ impl Model {
         let dense = entries > SMALL_ENTRIES && pairs.saturating_mul(DENSE) >= squared;
         let many = entries > LIST_ENTRIES && pairs.saturating_mul(64) >= squared;
         let (neighbours, irregular) = if dense || many {
-            let irregular = if blocks.iter().all(is_interval) {
+            let irregular = if blocks.iter().all(is_plain) {
                 Vec::new()
             } else {
                 irregular_conflicts(&blocks)?
@@ -333,11 +333,24 @@ impl Model {
         })
     }
 
-    /// Whether block `b` is a plain interval (or has no pieces): one piece
-    /// over its whole size, its pairs found from the spans when not listed.
+    /// Whether block `b` is plain (or has no pieces): every piece over its
+    /// whole size, its pairs found from the pieces when not listed.
     #[inline]
-    pub(super) fn is_interval(&self, b: usize) -> bool {
-        is_interval(&self.blocks[b])
+    pub(super) fn is_plain(&self, b: usize) -> bool {
+        is_plain(&self.blocks[b])
+    }
+
+    /// Whether plain blocks `b` and `c`, whose spans meet, conflict: some
+    /// pieces of theirs meet in time (always, for two intervals).
+    ///
+    /// Time `O(p)` for `p` pieces of the two.
+    #[inline]
+    pub(super) fn plain_meet(&self, b: usize, c: usize) -> bool {
+        let (a, b) = (&self.blocks[b].pieces, &self.blocks[c].pieces);
+        if a.len() == 1 && b.len() == 1 {
+            return true;
+        }
+        pieces_meet(a, b)
     }
 
     /// Block `b`'s listed neighbours of [`Model::irregular`] (none where
@@ -353,9 +366,9 @@ impl Model {
         span_of(&self.blocks[b])
     }
 
-    /// The separations of interval blocks `b` and `c` whose spans meet, as
+    /// The separations of plain blocks `b` and `c` that conflict, as
     /// a neighbour of `b`.
-    pub(super) fn interval_neighbour(&self, b: usize, c: usize) -> Neighbour {
+    pub(super) fn plain_neighbour(&self, b: usize, c: usize) -> Neighbour {
         Neighbour {
             other: c,
             up: self.blocks[b].size,
@@ -546,13 +559,13 @@ fn check_fixed(blocks: &[Block], fixed_by: &[usize]) -> Result<(), PlanError> {
     Ok(())
 }
 
-/// The number of pairs of interval blocks whose spans meet, counted from
+/// The number of pairs of blocks whose spans meet, counted from
 /// the sorted starts and ends without visiting the pairs: a block meets
 /// every block starting no later than it (earlier in start order) except
 /// those ending at or before its start.
 ///
 /// Time `O(n log n)`; space `O(n)`.
-fn interval_pairs(blocks: &[Block]) -> Result<usize, PlanError> {
+fn span_pairs(blocks: &[Block]) -> Result<usize, PlanError> {
     let with = blocks.iter().filter(|b| !b.pieces.is_empty()).count();
     let spans = || blocks.iter().filter(|b| !b.pieces.is_empty()).map(span_of);
     let mut starts: Vec<i128> = fallible::collect(with, spans().map(|s| s.0))?;
@@ -569,33 +582,48 @@ fn interval_pairs(blocks: &[Block]) -> Result<usize, PlanError> {
     Ok(pairs)
 }
 
-/// Whether `block` is one piece over its whole size, or has no pieces.
-fn is_interval(block: &Block) -> bool {
-    match block.pieces[..] {
-        [] => true,
-        [p] => p.lo == 0 && p.hi == block.size,
-        _ => false,
-    }
+/// Whether `block` occupies its whole size in every piece (or has no
+/// pieces): gaps without windows, or none.
+fn is_plain(block: &Block) -> bool {
+    block.pieces.iter().all(|p| p.lo == 0 && p.hi == block.size)
 }
 
-/// Every conflicting pair of which one block at least is not an interval,
-/// as lists by block: each such block against every block whose span
-/// meets its own. Counted first, refused when the machine cannot back
-/// them, and stored in lists allocated once.
+/// Whether two lists of pieces (each sorted, disjoint in time) have two
+/// that meet in time, by a merge. `O(p)` for `p` pieces.
+fn pieces_meet(a: &[Piece], b: &[Piece]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (pa, pb) = (a[i], b[j]);
+        if pa.start < pb.end && pb.start < pa.end {
+            return true;
+        }
+        if pa.end <= pb.end {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    false
+}
+
+/// Every conflicting pair of which one block at least is not plain (a
+/// window, a reuse group's profile), as lists by block: each such block
+/// against every block whose span meets its own. Counted first, refused
+/// when the machine cannot back them, and stored in lists allocated once.
 ///
-/// Time `O(k n)` for `k` blocks that are not intervals; space `O(n + E_k)`
+/// Time `O(k n)` for `k` blocks that are not plain; space `O(n + E_k)`
 /// for the `E_k` pairs listed.
 pub(super) fn irregular_conflicts(blocks: &[Block]) -> Result<Vec<Vec<Neighbour>>, PlanError> {
     let mut order: Vec<usize> =
         fallible::collect_growing((0..blocks.len()).filter(|&b| !blocks[b].pieces.is_empty()))?;
     order.sort_unstable_by_key(|&b| (span_of(&blocks[b]).0, b));
     let sweep = |visit: &mut dyn FnMut(usize, usize, i128, i128)| {
-        for &a in order.iter().filter(|&&a| !is_interval(&blocks[a])) {
+        for &a in order.iter().filter(|&&a| !is_plain(&blocks[a])) {
             let (start, end) = span_of(&blocks[a]);
             let starting_before_end = order.partition_point(|&c| span_of(&blocks[c]).0 < end);
             for &c in &order[..starting_before_end] {
                 // A pair of two such blocks is visited from its lower one.
-                let once = is_interval(&blocks[c]) || c > a;
+                let once = is_plain(&blocks[c]) || c > a;
                 if c == a || !once || span_of(&blocks[c]).1 <= start {
                     continue;
                 }

@@ -4,13 +4,15 @@
 //! several orders, with and without hints, then a seeded walk of swaps).
 //!
 //! A placement gathers the ranges its listed neighbours forbid; a model
-//! without lists (dense interval blocks) keeps the placed blocks in offset
+//! without lists (dense plain blocks) keeps the placed blocks in offset
 //! order instead, and a placement walks them up to the first gap that fits.
 //! When such a model places [`INDEXED_FROM`] blocks or more in an order
 //! known up front, the greedy's index of placed byte ranges
 //! ([`PlacedIndex`]) gives each placement the union of its conflicting
 //! blocks' ranges, coalesced, in place of the walk over every placed block
-//! (which made a table of blocks all live together quadratic).
+//! (which made a table of blocks all live together quadratic). A plain
+//! block with gaps is one entry of the index per piece: each piece's
+//! placed conflicts are gathered, and its range recorded under each piece.
 
 use std::time::Instant;
 
@@ -41,12 +43,13 @@ pub(super) struct Placement {
     indexed: Option<Indexed>,
 }
 
-/// Interval blocks placed in [`PlacedIndex`]'s steps: the fixed blocks
-/// first, then the others in their order.
+/// Plain blocks placed in [`PlacedIndex`]'s steps, a step per piece: the
+/// fixed blocks first, then the others in their order.
 struct Indexed {
     index: PlacedIndex,
-    /// Each block's step (`usize::MAX`: a block with no bytes or no span,
-    /// which meets no other).
+    /// Each block's first step, its pieces' steps following it
+    /// (`usize::MAX`: a block with no bytes or no pieces, which meets no
+    /// other).
     step_of: Vec<usize>,
     /// No block placed by step is smaller: gaps shorter are never taken.
     smallest: usize,
@@ -54,7 +57,7 @@ struct Indexed {
     union: Vec<(usize, usize)>,
 }
 
-/// Dense interval models of at least this many blocks place through
+/// Dense plain models of at least this many blocks place through
 /// [`PlacedIndex`]: below, its set-up (two sorts, a tree) costs more than
 /// walking the placed blocks.
 pub(super) const INDEXED_FROM: usize = 512;
@@ -77,7 +80,7 @@ impl Placement {
     }
 
     /// Nothing placed; the fixed blocks (in block order), then the other
-    /// blocks of `order`, will be placed in that order. A dense interval
+    /// blocks of `order`, will be placed in that order. A dense plain
     /// model of [`INDEXED_FROM`] blocks or more whose offsets all fit a
     /// `usize` keeps the placed blocks in a [`PlacedIndex`].
     pub(super) fn for_order(model: &Model, order: &[usize]) -> Result<Placement, PlanError> {
@@ -100,38 +103,30 @@ impl Placement {
             return Placement::new(model);
         }
         let in_index =
-            |b: usize| blocks[b].size > 0 && !blocks[b].pieces.is_empty() && model.is_interval(b);
+            |b: usize| blocks[b].size > 0 && !blocks[b].pieces.is_empty() && model.is_plain(b);
         let fixed = (0..n).filter(|&b| blocks[b].fixed.is_some() && in_index(b));
         let free = order
             .iter()
             .copied()
             .filter(|&b| blocks[b].fixed.is_none() && in_index(b));
-        let count = fixed.clone().count() + free.clone().count();
-        let steps: Vec<usize> = fallible::collect(count, fixed.chain(free))?;
+        let in_steps = fixed.chain(free);
+        let count: usize = in_steps.clone().map(|b| blocks[b].pieces.len()).sum();
         let mut step_of = fallible::filled(n, usize::MAX)?;
-        for (step, &b) in steps.iter().enumerate() {
-            step_of[b] = step;
+        // The index reads lifetimes (inclusive) and skips tensors of size
+        // 0: one per piece, in step order.
+        let mut lifetimes: Vec<TensorLifetime> = fallible::with_capacity(count)?;
+        let mut smallest = usize::MAX;
+        for b in in_steps {
+            step_of[b] = lifetimes.len();
+            smallest = smallest.min(blocks[b].size as usize);
+            for piece in &blocks[b].pieces {
+                let (first, last) = (piece.start as usize, (piece.end - 1) as usize);
+                lifetimes.push(TensorLifetime::new(1, first, last));
+            }
         }
-        // The index reads lifetimes (inclusive) and skips tensors of size 0.
-        let lifetimes: Vec<TensorLifetime> = fallible::collect(
-            n,
-            (0..n).map(|b| {
-                let (start, finish) = model.span(b);
-                let planned = step_of[b] != usize::MAX;
-                let (first, last) = if planned {
-                    (start as usize, (finish - 1) as usize)
-                } else {
-                    (0, 0)
-                };
-                TensorLifetime::new(planned as usize, first, last)
-            }),
-        )?;
+        let steps: Vec<usize> = fallible::collect(count, 0..count)?;
         let index = PlacedIndex::for_order(&lifetimes, &steps)?;
-        let smallest = steps
-            .iter()
-            .map(|&b| blocks[b].size as usize)
-            .min()
-            .unwrap_or(0);
+        let smallest = if count == 0 { 0 } else { smallest };
         Ok(Placement {
             at: fallible::filled(n, UNPLACED)?,
             by_offset: Vec::new(),
@@ -153,11 +148,15 @@ impl Placement {
             if step != usize::MAX {
                 // In range: see `for_order`.
                 let range = (offset as usize, (offset + model.blocks[b].size) as usize);
-                indexed.index.insert(step, range, indexed.smallest)?;
+                for piece in 0..model.blocks[b].pieces.len() {
+                    indexed
+                        .index
+                        .insert(step + piece, range, indexed.smallest)?;
+                }
             }
         } else if model.neighbours.is_none()
             && !model.blocks[b].pieces.is_empty()
-            && model.is_interval(b)
+            && model.is_plain(b)
         {
             let (start, finish) = model.span(b);
             let entry = PlacedInterval {
@@ -213,25 +212,38 @@ impl Placement {
             forbidden.extend(placed(at, &lists[b]));
             return Ok(lowest_outside(forbidden, hint, align));
         }
-        // Without lists: the pairs with a block that is not an interval are
+        // Without lists: the pairs with a block that is not plain are
         // listed, the others found by the index or the scan.
         let listed = model.irregular_of(b);
         try_room(forbidden, listed.len())?;
         forbidden.extend(placed(at, listed));
-        if !model.is_interval(b) {
+        if !model.is_plain(b) {
             // Every pair of `b` is listed.
             return Ok(lowest_outside(forbidden, hint, align));
         }
-        // The interval blocks' byte ranges `[s, e)` forbid `(s - size_b, e)`.
+        // The plain blocks' byte ranges `[s, e)` forbid `(s - size_b, e)`.
         let size = block.size;
         match &mut self.indexed {
             Some(indexed) => {
                 let step = indexed.step_of[b];
                 // Not in the index: no bytes or no span, it meets no block.
-                if step != usize::MAX {
-                    indexed
-                        .index
-                        .conflict_union(step, indexed.smallest, &mut indexed.union)?;
+                let pieces = if step == usize::MAX {
+                    0
+                } else {
+                    block.pieces.len()
+                };
+                for piece in 0..pieces {
+                    indexed.index.conflict_union(
+                        step + piece,
+                        indexed.smallest,
+                        &mut indexed.union,
+                    )?;
+                    if pieces > 1 {
+                        // The index would record the union's covered prefix
+                        // under the next insertion's lifetime, the first
+                        // piece's: another piece's is not that.
+                        indexed.index.forget_last_query();
+                    }
                     try_room(forbidden, indexed.union.len())?;
                     forbidden.extend(
                         indexed
@@ -241,11 +253,13 @@ impl Placement {
                     );
                 }
             }
-            // Only interval pairs: the scan stops at the first gap that fits.
+            // Only plain pairs: the scan stops at the first gap that fits.
             None if forbidden.is_empty() => return Ok(self.lowest_by_scan(model, b, hint)),
             None => {
                 let (start, finish) = model.span(b);
-                let meets = |e: &&PlacedInterval| e.start < finish && start < e.finish;
+                let meets = |e: &&PlacedInterval| {
+                    e.start < finish && start < e.finish && model.plain_meet(e.block, b)
+                };
                 let scanned = self.by_offset.iter().filter(meets);
                 try_room(forbidden, scanned.clone().count())?;
                 forbidden.extend(scanned.map(|e| (e.offset - size, e.end)));
@@ -254,14 +268,16 @@ impl Placement {
         Ok(lowest_outside(forbidden, hint, align))
     }
 
-    /// [`Placement::lowest`] for interval blocks without lists: the placed
-    /// blocks whose spans meet `b`'s, in offset order. For interval blocks
-    /// every forbidden range starts `size_b` below its block's offset, so
-    /// offset order is the order of the ranges.
+    /// [`Placement::lowest`] for plain blocks without lists: the placed
+    /// blocks that meet `b`, in offset order. For plain blocks every
+    /// forbidden range starts `size_b` below its block's offset, so offset
+    /// order is the order of the ranges.
     fn lowest_by_scan(&self, model: &Model, b: usize, hint: Option<i128>) -> i128 {
         let (start, finish) = model.span(b);
         let size = model.blocks[b].size;
-        let meets = |e: &PlacedInterval| e.block != b && e.start < finish && start < e.finish;
+        let meets = |e: &PlacedInterval| {
+            e.block != b && e.start < finish && start < e.finish && model.plain_meet(e.block, b)
+        };
         if let Some(h) = hint {
             let free = self
                 .by_offset
@@ -307,7 +323,7 @@ fn lowest_outside(forbidden: &mut [(i128, i128)], hint: Option<i128>, align: i12
     x
 }
 
-/// A placed interval block, as the scan reads it.
+/// A placed plain block, as the scan reads it.
 #[derive(Clone, Copy)]
 struct PlacedInterval {
     offset: i128,
@@ -398,11 +414,15 @@ pub(super) fn greedy(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
 }
 
 /// Each block's weight: the sizes of the blocks it conflicts with. Without
-/// lists the sum over interval blocks is over those starting before its
-/// end, less those ending by its start, less itself: two prefix sums; the
-/// pairs with a block that is not an interval are listed.
+/// lists the sum over intervals (plain blocks of one piece) is over those
+/// starting before its end, less those ending by its start, less itself:
+/// two prefix sums; the pairs with a plain block of several pieces (gaps)
+/// are found by a sweep of each such block against the plain blocks whose
+/// spans meet its own, and the pairs with a block that is not plain are
+/// listed.
 ///
-/// Time `O(n + E)` with lists, `O(n log n)` without; space `O(n)`.
+/// Time `O(n + E)` with lists, `O(n log n + g n)` without, for `g` plain
+/// blocks with gaps; space `O(n)`.
 fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
     let blocks = &model.blocks;
     let n = blocks.len();
@@ -414,8 +434,10 @@ fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
                 .map(|list| list.iter().map(|nb| blocks[nb.other].size).sum()),
         );
     }
-    // The interval blocks' spans; the pairs with another block are listed.
-    let with = (0..n).filter(|&b| !blocks[b].pieces.is_empty() && model.is_interval(b));
+    let plain = |b: usize| !blocks[b].pieces.is_empty() && model.is_plain(b);
+    let interval = |b: usize| plain(b) && blocks[b].pieces.len() == 1;
+    // The intervals' spans.
+    let with = (0..n).filter(|&b| interval(b));
     let count = with.clone().count();
     let mut starts: Vec<(i128, i128)> = fallible::collect(
         count,
@@ -442,7 +464,7 @@ fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
             list[k - 1].1
         }
     };
-    fallible::collect(
+    let mut weight: Vec<i128> = fallible::collect(
         n,
         (0..n).map(|b| {
             let listed: i128 = model
@@ -450,13 +472,34 @@ fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
                 .iter()
                 .map(|nb| blocks[nb.other].size)
                 .sum();
-            if blocks[b].pieces.is_empty() || !model.is_interval(b) {
+            if !interval(b) {
                 return listed;
             }
             let (start, end) = model.span(b);
             listed + sum_below(&starts, end, false) - sum_below(&ends, start, true) - blocks[b].size
         }),
-    )
+    )?;
+    // The pairs with a plain block of several pieces, each once from that
+    // block (twice where both have several, once from each).
+    if (0..n).any(|b| plain(b) && !interval(b)) {
+        let with = (0..n).filter(|&b| plain(b));
+        let mut by_start: Vec<usize> = fallible::collect(with.clone().count(), with)?;
+        by_start.sort_unstable_by_key(|&b| model.span(b).0);
+        for g in (0..n).filter(|&g| plain(g) && !interval(g)) {
+            let (start, end) = model.span(g);
+            let before_end = by_start.partition_point(|&c| model.span(c).0 < end);
+            for &c in &by_start[..before_end] {
+                if c == g || model.span(c).1 <= start || !model.plain_meet(g, c) {
+                    continue;
+                }
+                weight[g] += blocks[c].size;
+                if interval(c) {
+                    weight[c] += blocks[g].size;
+                }
+            }
+        }
+    }
+    Ok(weight)
 }
 
 /// The best of several orders, with and without hints, then a seeded walk

@@ -202,9 +202,10 @@ impl State<'_> {
     /// The overlapping pair of largest total size, as its two branches
     /// (the block now higher stays above first), or `None` if `L` is a plan.
     ///
-    /// Time `O(n + E)`: the listed pairs, or without lists the interval
+    /// Time `O(n + E)`: the listed pairs, or without lists the plain
     /// blocks in start order (`by_start`), each with those starting before
-    /// its end.
+    /// its end (and `O(p)` for `p` pieces of two with gaps whose spans
+    /// meet).
     fn violated(&self, by_start: &[usize]) -> Option<[Branch; 2]> {
         let model = self.model;
         let blocks = &model.blocks;
@@ -236,8 +237,8 @@ impl State<'_> {
                 }
             }
             None => {
-                // The listed pairs (a block that is not an interval), then
-                // the interval pairs from the spans.
+                // The listed pairs (a block that is not plain), then the
+                // plain pairs from the spans and pieces.
                 for (b, list) in model.irregular.iter().enumerate() {
                     for nb in list.iter().filter(|nb| nb.other > b) {
                         consider(b, nb);
@@ -251,7 +252,9 @@ impl State<'_> {
                     {
                         // Visited in block order, as the lists are.
                         let (lo, hi) = (b.min(c), b.max(c));
-                        consider(lo, &model.interval_neighbour(lo, hi));
+                        if model.plain_meet(lo, hi) {
+                            consider(lo, &model.plain_neighbour(lo, hi));
+                        }
                     }
                 }
             }
@@ -311,10 +314,10 @@ pub(super) fn improve(
             moving.all(|b| b.align == first)
         },
     };
-    // Without lists, the interval blocks with bytes in start order, for the
+    // Without lists, the plain blocks with bytes in start order, for the
     // pair scan of every node.
     let by_start: Vec<usize> = if model.neighbours.is_none() {
-        let with = (0..n).filter(|&b| !model.blocks[b].pieces.is_empty() && model.is_interval(b));
+        let with = (0..n).filter(|&b| !model.blocks[b].pieces.is_empty() && model.is_plain(b));
         let mut order: Vec<usize> = fallible::collect(with.clone().count(), with)?;
         order.sort_unstable_by_key(|&b| (model.span(b).0, b));
         order

@@ -1,9 +1,9 @@
 //! The planners without conflict lists against the same planners with
-//! them: interval problems small enough to check are planned both ways.
+//! them: problems small enough to check are planned both ways.
 //! The lists are checked against brute force in `tests/constraints.rs`;
 //! here every plan is also checked pairwise, from the tensors alone.
 
-use super::normalise::{irregular_conflicts, Model};
+use super::normalise::{irregular_conflicts, separation, Model, Neighbour};
 use super::{bound, place, search, LifetimeGap, PlanProblem, Reuse};
 use crate::input::TensorLifetime;
 use crate::offsets::SearchBudget;
@@ -160,22 +160,17 @@ fn planning_without_lists_is_planning_with_them() {
 }
 
 /// Each block's neighbours by brute force: every other block with bytes
-/// whose span meets its own.
+/// with a piece meeting one of its own, at the separations of their pieces.
 fn listed_by_brute_force(model: &mut Model) {
     let n = model.blocks.len();
     let lists = (0..n)
         .map(|b| {
-            let (start, finish) = model.span(b);
             (0..n)
-                .filter(|&c| {
-                    let (s, f) = model.span(c);
-                    c != b
-                        && !model.blocks[b].pieces.is_empty()
-                        && !model.blocks[c].pieces.is_empty()
-                        && s < finish
-                        && start < f
+                .filter(|&c| c != b)
+                .filter_map(|c| {
+                    let (up, down) = separation(&model.blocks[b].pieces, &model.blocks[c].pieces)?;
+                    Some(Neighbour { other: c, up, down })
                 })
-                .map(|c| model.interval_neighbour(b, c))
                 .collect()
         })
         .collect();
@@ -232,6 +227,111 @@ fn dense_interval_blocks_placed_through_the_index_are_placed_as_with_lists() {
         }
     }
     assert!(indexed >= 8, "{indexed}");
+}
+
+#[test]
+fn dense_blocks_with_gaps_placed_through_the_index_are_placed_as_with_lists() {
+    let mut rng = XorShift(0x5EED_1234_ABCD_0004);
+    let mut gapped_blocks = 0;
+    for case in 0..10 {
+        let n = place::INDEXED_FROM + rng.below(200);
+        let horizon = 6 + rng.below(40);
+        let tensors: Vec<TensorLifetime> = (0..n)
+            .map(|_| {
+                let first = rng.below(horizon);
+                let size = match rng.below(16) {
+                    0 => 0,
+                    1..=7 => 16 * (1 + rng.below(4)),
+                    _ => 1 + rng.below(64),
+                };
+                TensorLifetime::new(size, first, first + rng.below(horizon))
+            })
+            .collect();
+        // Gaps without windows in about a third of the tensors, one or
+        // two each, so that their blocks stay plain; a window in a few.
+        let mut gaps = Vec::new();
+        for (t, tensor) in tensors.iter().enumerate() {
+            let (first, last) = (tensor.first_use, tensor.last_use);
+            if last - first < 2 || rng.below(3) != 0 {
+                continue;
+            }
+            let mut at = first + 1;
+            for _ in 0..1 + rng.below(2) {
+                if at >= last {
+                    break;
+                }
+                let end = at + rng.below((last - at).min(4));
+                let window = (rng.below(40) == 0).then(|| (0, tensor.size.min(8)));
+                gaps.push(LifetimeGap::new(t, at, end).with_window(window));
+                at = end + 2;
+            }
+        }
+        let alignments: Vec<usize> = (0..n).map(|_| [1, 1, 1, 2, 8][rng.below(5)]).collect();
+        let fixed: Vec<Option<usize>> = (0..n)
+            .map(|i| (rng.below(64) == 0 && tensors[i].size > 0).then(|| 64 * i))
+            .collect();
+        let hints: Vec<Option<usize>> = (0..n)
+            .map(|_| (rng.below(4) == 0).then(|| 16 * rng.below(256)))
+            .collect();
+        let capacity = (case % 3 == 2).then(|| 64 * n);
+        let problem = PlanProblem::new(&tensors)
+            .with_alignments(&alignments)
+            .with_fixed_offsets(&fixed)
+            .with_hints(&hints)
+            .with_gaps(&gaps)
+            .with_capacity(capacity);
+        let tag = format!("case {case}, {n} tensors, {} gaps", gaps.len());
+        let mut unlisted = Model::new(&problem, 1).unwrap();
+        unlisted.neighbours = None;
+        unlisted.irregular = irregular_conflicts(&unlisted.blocks).unwrap();
+        gapped_blocks += (0..n)
+            .filter(|&b| unlisted.is_plain(b) && unlisted.blocks[b].pieces.len() > 1)
+            .count();
+        let mut listed = Model::new(&problem, 1).unwrap();
+        listed_by_brute_force(&mut listed);
+        let (_, greedy, heuristic) = same_plans(&listed, &unlisted, &tag);
+        let lists = listed.neighbours.as_ref().unwrap();
+        for plan in [&greedy, &heuristic].into_iter().flatten() {
+            for (k, list) in lists.iter().enumerate() {
+                for nb in list {
+                    assert!(Model::apart(nb, plan[k], plan[nb.other]), "{tag}");
+                }
+            }
+        }
+    }
+    assert!(gapped_blocks >= 1000, "{gapped_blocks}");
+}
+
+#[test]
+fn blocks_whose_pieces_interleave_without_meeting_share_bytes_in_every_planner() {
+    // A lives nodes 0 and 6 (a gap from 1 to 5), B lives 2 to 4 inside
+    // A's gap, C lives 1 and 5 (a gap from 2 to 4): their spans meet, no
+    // two of their pieces do, so all three fit in one block's bytes.
+    let tensors = [
+        TensorLifetime::new(10, 0, 6),
+        TensorLifetime::new(10, 2, 4),
+        TensorLifetime::new(10, 1, 5),
+    ];
+    let gaps = [LifetimeGap::new(0, 1, 5), LifetimeGap::new(2, 2, 4)];
+    let problem = PlanProblem::new(&tensors).with_gaps(&gaps);
+    let mut unlisted = Model::new(&problem, 1).unwrap();
+    unlisted.neighbours = None;
+    unlisted.irregular = irregular_conflicts(&unlisted.blocks).unwrap();
+    assert!(unlisted.irregular.iter().all(Vec::is_empty));
+    let lower = bound::lower_bound(&unlisted).unwrap();
+    assert_eq!(lower, 10);
+    let arena = |plan: &[i128]| search::arena_of(&unlisted, plan);
+    let greedy = place::greedy(&unlisted).unwrap().unwrap();
+    assert_eq!(arena(&greedy), 10, "{greedy:?}");
+    let heuristic = place::heuristic(&unlisted, lower, None).unwrap().unwrap();
+    assert_eq!(arena(&heuristic), 10, "{heuristic:?}");
+    // The search from every block at 0 finds nothing to separate.
+    let budget = SearchBudget {
+        time: None,
+        nodes: None,
+    };
+    let searched = search::improve(&unlisted, None, lower, &budget, None, &mut |_| {}).unwrap();
+    assert_eq!(searched.offsets.as_deref().map(arena), Some(10));
 }
 
 #[test]

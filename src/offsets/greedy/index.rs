@@ -1116,6 +1116,14 @@ impl PlacedIndex {
         })
     }
 
+    /// Forgets the covered prefix of the last query, which
+    /// [`Self::insert`] would otherwise record as a fact under the lifetime
+    /// of the step it inserts: for a caller whose next insertion is not the
+    /// last query's step.
+    pub(crate) fn forget_last_query(&mut self) {
+        self.pending = None;
+    }
+
     /// Writes to `out` (cleared first) byte ranges sorted by start whose
     /// union is that of the placed tensors whose lifetimes meet the one of
     /// the tensor at `step`, gaps shorter than `useful` (no tensor still to
