@@ -38,9 +38,12 @@ pub(super) struct Placement {
     by_offset: Vec<PlacedInterval>,
     /// Scratch: the offsets a block may not take, `(lo, hi)` open.
     forbidden: Vec<(i128, i128)>,
-    /// In place of `by_offset`, for dense interval blocks placed in an
-    /// order known up front.
+    /// In place of `by_offset`, for dense plain blocks placed in an order
+    /// known up front.
     indexed: Option<Indexed>,
+    /// Ranges gathered from the index so far: the work of a placement
+    /// through it, which depends on the order.
+    gathered: usize,
 }
 
 /// Plain blocks placed in [`PlacedIndex`]'s steps, a step per piece: the
@@ -76,6 +79,7 @@ impl Placement {
             by_offset,
             forbidden: Vec::new(),
             indexed: None,
+            gathered: 0,
         })
     }
 
@@ -137,6 +141,7 @@ impl Placement {
                 smallest,
                 union: Vec::new(),
             }),
+            gathered: 0,
         })
     }
 
@@ -244,6 +249,7 @@ impl Placement {
                         // piece's: another piece's is not that.
                         indexed.index.forget_last_query();
                     }
+                    self.gathered = self.gathered.saturating_add(indexed.union.len());
                     try_room(forbidden, indexed.union.len())?;
                     forbidden.extend(
                         indexed
@@ -337,21 +343,26 @@ struct PlacedInterval {
 
 /// What placing one order gave.
 enum Placed {
-    /// Every block placed: the offsets and the arena.
-    Fits(Vec<i128>, i128),
+    /// Every block placed: the offsets, the arena and the ranges gathered
+    /// from the index.
+    Fits(Vec<i128>, i128, usize),
     /// Some block would pass the capacity.
     Over,
     /// The deadline passed first.
     Stopped,
+    /// More ranges were gathered from the index than allowed.
+    Costly,
 }
 
 /// Places the blocks in `order` (fixed blocks first, wherever they are in
-/// it), stopping when `deadline` passes.
+/// it), stopping when `deadline` passes or once more than `most_gathered`
+/// ranges have been gathered from the index.
 fn place(
     model: &Model,
     order: &[usize],
     hints: bool,
     deadline: Option<Instant>,
+    most_gathered: usize,
 ) -> Result<Placed, PlanError> {
     let blocks = &model.blocks;
     let mut placement = Placement::for_order(model, order)?;
@@ -380,13 +391,16 @@ fn place(
         }
         let hint = if hints { block.hint } else { None };
         let o = placement.lowest(model, b, hint)?;
+        if placement.gathered > most_gathered {
+            return Ok(Placed::Costly);
+        }
         if model.capacity.is_some_and(|c| o + block.size > c) {
             return Ok(Placed::Over);
         }
         placement.set(model, b, o)?;
         arena = arena.max(o + block.size);
     }
-    Ok(Placed::Fits(placement.at, arena))
+    Ok(Placed::Fits(placement.at, arena, placement.gathered))
 }
 
 /// The blocks by decreasing `key`, ties by block number. The unstable sort
@@ -407,8 +421,8 @@ fn greedy_order(model: &Model) -> Result<Vec<usize>, PlanError> {
 /// would pass the capacity.
 pub(super) fn greedy(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
     let order = greedy_order(model)?;
-    match place(model, &order, true, None)? {
-        Placed::Fits(at, _) => Ok(Some(at)),
+    match place(model, &order, true, None, usize::MAX)? {
+        Placed::Fits(at, ..) => Ok(Some(at)),
         _ => Ok(None),
     }
 }
@@ -417,13 +431,14 @@ pub(super) fn greedy(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
 /// lists the sum over intervals (plain blocks of one piece) is over those
 /// starting before its end, less those ending by its start, less itself:
 /// two prefix sums; the pairs with a plain block of several pieces (gaps)
-/// are found by a sweep of each such block against the plain blocks whose
-/// spans meet its own, and the pairs with a block that is not plain are
-/// listed.
+/// are found by a sweep of each such block against the plain blocks
+/// starting before its end, and the pairs with a block that is not plain
+/// are listed. `None` where that sweep would visit more than
+/// [`WEIGHT_VISITS_PER_BLOCK`] blocks per block.
 ///
-/// Time `O(n + E)` with lists, `O(n log n + g n)` without, for `g` plain
-/// blocks with gaps; space `O(n)`.
-fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
+/// Time `O(n + E)` with lists, `O(n log n)` without (the sweep's visits
+/// counted first, at most `64 n`); space `O(n)`.
+fn weights(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
     let blocks = &model.blocks;
     let n = blocks.len();
     if let Some(lists) = &model.neighbours {
@@ -432,7 +447,8 @@ fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
             lists
                 .iter()
                 .map(|list| list.iter().map(|nb| blocks[nb.other].size).sum()),
-        );
+        )
+        .map(Some);
     }
     let plain = |b: usize| !blocks[b].pieces.is_empty() && model.is_plain(b);
     let interval = |b: usize| plain(b) && blocks[b].pieces.len() == 1;
@@ -485,7 +501,15 @@ fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
         let with = (0..n).filter(|&b| plain(b));
         let mut by_start: Vec<usize> = fallible::collect(with.clone().count(), with)?;
         by_start.sort_unstable_by_key(|&b| model.span(b).0);
-        for g in (0..n).filter(|&g| plain(g) && !interval(g)) {
+        let gapped = || (0..n).filter(|&g| plain(g) && !interval(g));
+        let visits = gapped().fold(0usize, |sum, g| {
+            let end = model.span(g).1;
+            sum.saturating_add(by_start.partition_point(|&c| model.span(c).0 < end))
+        });
+        if visits > WEIGHT_VISITS_PER_BLOCK.saturating_mul(n) {
+            return Ok(None);
+        }
+        for g in gapped() {
             let (start, end) = model.span(g);
             let before_end = by_start.partition_point(|&c| model.span(c).0 < end);
             for &c in &by_start[..before_end] {
@@ -499,13 +523,30 @@ fn weights(model: &Model) -> Result<Vec<i128>, PlanError> {
             }
         }
     }
-    Ok(weight)
+    Ok(Some(weight))
 }
+
+/// Blocks the weights' sweep may visit per block: past it, many plain
+/// blocks with gaps live together, the sweep would be quadratic, and the
+/// order by weight is not tried.
+const WEIGHT_VISITS_PER_BLOCK: usize = 64;
+
+/// Ranges a placement in any other order may gather from the index, per
+/// range the greedy's gathered (and one per block): the index answers the
+/// greedy's order in near-linear work, but an order that places nested
+/// lifetimes from the outside in (by area or length, on a training step)
+/// gathers every placed range below the top at each placement, quadratic
+/// work. Such an order is given up once past this, and the heuristic stays
+/// within a constant times the greedy's work.
+const GATHERED_PER_GREEDY: usize = 4;
 
 /// The best of several orders, with and without hints, then a seeded walk
 /// of order swaps; never worse than [`greedy`]. It returns as soon as a
 /// plan meets `lower_bound`. Once `deadline` passes it keeps the best plan
 /// found so far: the greedy's plan, which it always completes, or better.
+/// A placement through the index that gathers more than
+/// [`GATHERED_PER_GREEDY`] times the ranges the greedy's gathered (plus one
+/// per block) is given up, its order not taken.
 pub(super) fn heuristic(
     model: &Model,
     lower_bound: usize,
@@ -523,6 +564,8 @@ pub(super) fn heuristic(
     let mut hints = true;
     let met = |best: &Option<(Vec<i128>, i128)>| best.as_ref().is_some_and(|b| b.1 <= bound);
     let mut weight: Vec<i128> = Vec::new();
+    // Set by the greedy's placement: what any other may gather.
+    let mut most_gathered = usize::MAX;
     // The orders after the greedy's, built only when they are tried.
     for k in 0..7 {
         let candidate = match k {
@@ -532,10 +575,14 @@ pub(super) fn heuristic(
                 blocks[b].size.saturating_mul(span(b).max(1))
             })?),
             2 => Some(order_by(model, &span)?),
-            3 => {
-                weight = weights(model)?;
-                Some(order_by(model, &|b| weight[b] + blocks[b].size)?)
-            }
+            3 => match weights(model)? {
+                Some(w) => {
+                    weight = w;
+                    Some(order_by(model, &|b| weight[b] + blocks[b].size)?)
+                }
+                // Too costly to weigh: the order is not tried.
+                None => continue,
+            },
             4 => Some(order_by(model, &|b| -model.span(b).0)?),
             5 => Some(order_by(model, &|b| model.span(b).0)?),
             _ => Some(order_by(model, &|b| {
@@ -547,15 +594,23 @@ pub(super) fn heuristic(
         let mut improved = None;
         for with_hints in [true, false] {
             // The first order, with hints, is the greedy's, always placed.
-            let until = if k == 0 && with_hints { None } else { deadline };
-            match place(model, candidate_ref, with_hints, until)? {
-                Placed::Fits(at, arena) => {
+            let greedy = k == 0 && with_hints;
+            let until = if greedy { None } else { deadline };
+            match place(model, candidate_ref, with_hints, until, most_gathered)? {
+                Placed::Fits(at, arena, gathered) => {
+                    if greedy {
+                        most_gathered = gathered
+                            .saturating_mul(GATHERED_PER_GREEDY)
+                            .saturating_add(n);
+                    }
                     if best.as_ref().map_or(true, |b| arena < b.1) {
                         best = Some((at, arena));
                         improved = Some(with_hints);
                     }
                 }
                 Placed::Over => {}
+                // Without hints it would gather about as much.
+                Placed::Costly => break,
                 Placed::Stopped => {
                     stopped = true;
                     break;
@@ -590,8 +645,8 @@ pub(super) fn heuristic(
         }
         let (i, j) = (rng.below(n), rng.below(n));
         order.swap(i, j);
-        match place(model, &order, hints, deadline)? {
-            Placed::Fits(at, arena) if best.as_ref().map_or(true, |b| arena <= b.1) => {
+        match place(model, &order, hints, deadline, most_gathered)? {
+            Placed::Fits(at, arena, _) if best.as_ref().map_or(true, |b| arena <= b.1) => {
                 best = Some((at, arena));
             }
             Placed::Stopped => break,
@@ -641,5 +696,50 @@ mod tests {
             let got = lowest_outside(&mut forbidden.clone(), hint, align);
             assert_eq!(got, expected, "{forbidden:?}, hint {hint:?}, align {align}");
         }
+    }
+
+    /// Nested lifetimes, each live at the middle node, in blocks enough
+    /// for the index: a dense plain model without lists.
+    fn nested(n: usize) -> Model {
+        let mut rng = XorShift(0x0E57_ED00_1234_5678);
+        let tensors: Vec<TensorLifetime> = (0..n)
+            .map(|i| TensorLifetime::new(64 * (1 + rng.below(64)), i, 2 * n - i))
+            .collect();
+        let mut model = Model::new(&super::super::PlanProblem::new(&tensors), 1).unwrap();
+        model.neighbours = None;
+        model
+    }
+
+    #[test]
+    fn a_placement_gathering_past_its_allowance_is_given_up() {
+        let model = nested(super::INDEXED_FROM + 100);
+        let order = greedy_order(&model).unwrap();
+        let Placed::Fits(at, arena, gathered) =
+            place(&model, &order, true, None, usize::MAX).unwrap()
+        else {
+            panic!("no capacity, no deadline: the order fits");
+        };
+        assert!(gathered > 0, "placed through the index");
+        // Exactly the allowance: the same plan.
+        match place(&model, &order, true, None, gathered).unwrap() {
+            Placed::Fits(again, a, g) => assert_eq!((again, a, g), (at, arena, gathered)),
+            _ => panic!("within its allowance"),
+        }
+        // One range short of it: given up.
+        assert!(matches!(
+            place(&model, &order, true, None, gathered - 1).unwrap(),
+            Placed::Costly
+        ));
+        // The heuristic is never worse than the greedy and keeps every two
+        // blocks (all live at the middle node) apart.
+        let plan = heuristic(&model, 0, None).unwrap().unwrap();
+        let size = |b: usize| model.blocks[b].size;
+        let top = (0..plan.len()).map(|b| plan[b] + size(b)).max().unwrap();
+        assert!(top <= arena);
+        let mut ranges: Vec<(i128, i128)> = (0..plan.len())
+            .map(|b| (plan[b], plan[b] + size(b)))
+            .collect();
+        ranges.sort_unstable();
+        assert!(ranges.windows(2).all(|w| w[0].1 <= w[1].0));
     }
 }
