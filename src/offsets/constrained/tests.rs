@@ -177,36 +177,61 @@ fn listed_by_brute_force(model: &mut Model) {
     model.neighbours = Some(lists);
 }
 
+/// A dense random table's arrays, of enough tensors for the index.
+struct Dense {
+    tensors: Vec<TensorLifetime>,
+    alignments: Vec<usize>,
+    fixed: Vec<Option<usize>>,
+    hints: Vec<Option<usize>>,
+}
+
+/// [`place::INDEXED_FROM`] to 200 more tensors over a horizon of
+/// `horizon` to `horizon + spread - 1` nodes, each living up to the whole
+/// horizon (one in 16 of no bytes), alignments up to 8, one in 64 fixed
+/// far apart (so that fixed tensors never collide, within a capacity of
+/// `64 n`), one in 4 hinted. Sizes and hints on a grid of 16, so that hints
+/// meet placed blocks' ends exactly.
+fn dense(rng: &mut XorShift, horizon: usize, spread: usize) -> Dense {
+    let n = place::INDEXED_FROM + rng.below(200);
+    let horizon = horizon + rng.below(spread);
+    let tensors: Vec<TensorLifetime> = (0..n)
+        .map(|_| {
+            let first = rng.below(horizon);
+            let size = match rng.below(16) {
+                0 => 0,
+                1..=7 => 16 * (1 + rng.below(4)),
+                _ => 1 + rng.below(64),
+            };
+            TensorLifetime::new(size, first, first + rng.below(horizon))
+        })
+        .collect();
+    let alignments: Vec<usize> = (0..n).map(|_| [1, 1, 1, 2, 8][rng.below(5)]).collect();
+    let fixed: Vec<Option<usize>> = (0..n)
+        .map(|i| (rng.below(64) == 0 && tensors[i].size > 0).then(|| 64 * i))
+        .collect();
+    let hints: Vec<Option<usize>> = (0..n)
+        .map(|_| (rng.below(4) == 0).then(|| 16 * rng.below(256)))
+        .collect();
+    Dense {
+        tensors,
+        alignments,
+        fixed,
+        hints,
+    }
+}
+
 #[test]
 fn dense_interval_blocks_placed_through_the_index_are_placed_as_with_lists() {
     let mut rng = XorShift(0x5EED_1234_ABCD_0002);
     let mut indexed = 0;
     for case in 0..12 {
-        let n = place::INDEXED_FROM + rng.below(200);
-        // Dense: lifetimes of up to a whole short horizon; some of no bytes.
-        let horizon = 4 + rng.below(60);
-        let tensors: Vec<TensorLifetime> = (0..n)
-            .map(|_| {
-                let first = rng.below(horizon);
-                // Sizes and hints on a grid of 16, so that hints meet
-                // placed blocks' ends exactly.
-                let size = match rng.below(16) {
-                    0 => 0,
-                    1..=7 => 16 * (1 + rng.below(4)),
-                    _ => 1 + rng.below(64),
-                };
-                TensorLifetime::new(size, first, first + rng.below(horizon))
-            })
-            .collect();
-        let alignments: Vec<usize> = (0..n).map(|_| [1, 1, 1, 2, 8][rng.below(5)]).collect();
-        // Fixed tensors far apart in bytes, so that they never collide,
-        // and within the capacity.
-        let fixed: Vec<Option<usize>> = (0..n)
-            .map(|i| (rng.below(64) == 0 && tensors[i].size > 0).then(|| 64 * i))
-            .collect();
-        let hints: Vec<Option<usize>> = (0..n)
-            .map(|_| (rng.below(4) == 0).then(|| 16 * rng.below(256)))
-            .collect();
+        let Dense {
+            tensors,
+            alignments,
+            fixed,
+            hints,
+        } = dense(&mut rng, 4, 60);
+        let n = tensors.len();
         let capacity = (case % 3 == 2).then(|| 64 * n);
         let problem = PlanProblem {
             alignments: &alignments,
@@ -234,19 +259,13 @@ fn dense_blocks_with_gaps_placed_through_the_index_are_placed_as_with_lists() {
     let mut rng = XorShift(0x5EED_1234_ABCD_0004);
     let mut gapped_blocks = 0;
     for case in 0..10 {
-        let n = place::INDEXED_FROM + rng.below(200);
-        let horizon = 6 + rng.below(40);
-        let tensors: Vec<TensorLifetime> = (0..n)
-            .map(|_| {
-                let first = rng.below(horizon);
-                let size = match rng.below(16) {
-                    0 => 0,
-                    1..=7 => 16 * (1 + rng.below(4)),
-                    _ => 1 + rng.below(64),
-                };
-                TensorLifetime::new(size, first, first + rng.below(horizon))
-            })
-            .collect();
+        let Dense {
+            tensors,
+            alignments,
+            fixed,
+            hints,
+        } = dense(&mut rng, 6, 40);
+        let n = tensors.len();
         // Gaps without windows in about a third of the tensors, one or
         // two each, so that their blocks stay plain; a window in a few.
         let mut gaps = Vec::new();
@@ -266,13 +285,6 @@ fn dense_blocks_with_gaps_placed_through_the_index_are_placed_as_with_lists() {
                 at = end + 2;
             }
         }
-        let alignments: Vec<usize> = (0..n).map(|_| [1, 1, 1, 2, 8][rng.below(5)]).collect();
-        let fixed: Vec<Option<usize>> = (0..n)
-            .map(|i| (rng.below(64) == 0 && tensors[i].size > 0).then(|| 64 * i))
-            .collect();
-        let hints: Vec<Option<usize>> = (0..n)
-            .map(|_| (rng.below(4) == 0).then(|| 16 * rng.below(256)))
-            .collect();
         let capacity = (case % 3 == 2).then(|| 64 * n);
         let problem = PlanProblem::new(&tensors)
             .with_alignments(&alignments)
