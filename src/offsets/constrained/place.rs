@@ -41,8 +41,8 @@ pub(super) struct Placement {
     /// In place of `by_offset`, for dense plain blocks placed in an order
     /// known up front.
     indexed: Option<Indexed>,
-    /// Ranges gathered from the index so far: the work of a placement
-    /// through it, which depends on the order.
+    /// Ranges read from the index so far: the work of a placement through
+    /// it, which depends on the order.
     gathered: usize,
 }
 
@@ -238,18 +238,18 @@ impl Placement {
                     block.pieces.len()
                 };
                 for piece in 0..pieces {
-                    indexed.index.conflict_union(
+                    let read = indexed.index.conflict_union(
                         step + piece,
                         indexed.smallest,
                         &mut indexed.union,
                     )?;
+                    self.gathered = self.gathered.saturating_add(read);
                     if pieces > 1 {
                         // The index would record the union's covered prefix
                         // under the next insertion's lifetime, the first
                         // piece's: another piece's is not that.
                         indexed.index.forget_last_query();
                     }
-                    self.gathered = self.gathered.saturating_add(indexed.union.len());
                     try_room(forbidden, indexed.union.len())?;
                     forbidden.extend(
                         indexed

@@ -1128,7 +1128,9 @@ impl PlacedIndex {
     /// union is that of the placed tensors whose lifetimes meet the one of
     /// the tensor at `step`, gaps shorter than `useful` (no tensor still to
     /// be placed is smaller; the same at every query and insertion)
-    /// possibly filled. Ranges may touch or overlap.
+    /// possibly filled. Ranges may touch or overlap. Returns how many
+    /// ranges the query read from the index (its work: more than it
+    /// writes where they coalesce).
     ///
     /// Complexity: that of a query of [`Self::best_fit`].
     pub(crate) fn conflict_union(
@@ -1136,17 +1138,18 @@ impl PlacedIndex {
         step: usize,
         useful: usize,
         out: &mut Vec<(usize, usize)>,
-    ) -> Result<(), PlanError> {
+    ) -> Result<usize, PlanError> {
         out.clear();
         self.query(step, |blocks, merged, runs, aside, record| {
             // The union left in place is one more run here.
             push_run(blocks, runs, aside)?;
+            let read = blocks.len();
             let sorted = merge_runs(blocks, merged, runs)?;
             gather(out, sorted)?;
             // The covered prefix, a fact for later queries as in
             // `best_fit`: no tensor fits a gap shorter than `useful`.
             Ok((
-                (),
+                read,
                 record.then(|| best_fit_of_two(sorted, &[], 1, useful).1),
             ))
         })
