@@ -13,6 +13,8 @@
 //! (which made a table of blocks all live together quadratic). A plain
 //! block with gaps is one entry of the index per piece: each piece's
 //! placed conflicts are gathered, and its range recorded under each piece.
+//! The heuristic's other orders place through the index within an
+//! allowance of the ranges they read, a multiple of the greedy's.
 
 use std::time::Instant;
 
@@ -43,7 +45,7 @@ pub(super) struct Placement {
     indexed: Option<Indexed>,
     /// Ranges read from the index so far: the work of a placement through
     /// it, which depends on the order.
-    gathered: usize,
+    read: usize,
 }
 
 /// Plain blocks placed in [`PlacedIndex`]'s steps, a step per piece: the
@@ -79,7 +81,7 @@ impl Placement {
             by_offset,
             forbidden: Vec::new(),
             indexed: None,
-            gathered: 0,
+            read: 0,
         })
     }
 
@@ -141,7 +143,7 @@ impl Placement {
                 smallest,
                 union: Vec::new(),
             }),
-            gathered: 0,
+            read: 0,
         })
     }
 
@@ -243,7 +245,7 @@ impl Placement {
                         indexed.smallest,
                         &mut indexed.union,
                     )?;
-                    self.gathered = self.gathered.saturating_add(read);
+                    self.read = self.read.saturating_add(read);
                     if pieces > 1 {
                         // The index would record the union's covered prefix
                         // under the next insertion's lifetime, the first
@@ -343,27 +345,28 @@ struct PlacedInterval {
 
 /// What placing one order gave.
 enum Placed {
-    /// Every block placed: the offsets, the arena and the ranges gathered
-    /// from the index.
-    Fits(Vec<i128>, i128, usize),
+    /// Every block placed: the offsets and the arena.
+    Fits(Vec<i128>, i128),
     /// Some block would pass the capacity.
     Over,
     /// The deadline passed first.
     Stopped,
-    /// More ranges were gathered from the index than allowed.
+    /// More ranges were read from the index than allowed.
     Costly,
 }
 
 /// Places the blocks in `order` (fixed blocks first, wherever they are in
-/// it), stopping when `deadline` passes or once more than `most_gathered`
-/// ranges have been gathered from the index.
+/// it), stopping when `deadline` passes or once more than `most_read`
+/// ranges have been read from the index; sets `read` to the ranges read.
 fn place(
     model: &Model,
     order: &[usize],
     hints: bool,
     deadline: Option<Instant>,
-    most_gathered: usize,
+    most_read: usize,
+    read: &mut usize,
 ) -> Result<Placed, PlanError> {
+    *read = 0;
     let blocks = &model.blocks;
     let mut placement = Placement::for_order(model, order)?;
     let mut arena = 0;
@@ -391,7 +394,8 @@ fn place(
         }
         let hint = if hints { block.hint } else { None };
         let o = placement.lowest(model, b, hint)?;
-        if placement.gathered > most_gathered {
+        *read = placement.read;
+        if placement.read > most_read {
             return Ok(Placed::Costly);
         }
         if model.capacity.is_some_and(|c| o + block.size > c) {
@@ -400,7 +404,7 @@ fn place(
         placement.set(model, b, o)?;
         arena = arena.max(o + block.size);
     }
-    Ok(Placed::Fits(placement.at, arena, placement.gathered))
+    Ok(Placed::Fits(placement.at, arena))
 }
 
 /// The blocks by decreasing `key`, ties by block number. The unstable sort
@@ -421,7 +425,7 @@ fn greedy_order(model: &Model) -> Result<Vec<usize>, PlanError> {
 /// would pass the capacity.
 pub(super) fn greedy(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
     let order = greedy_order(model)?;
-    match place(model, &order, true, None, usize::MAX)? {
+    match place(model, &order, true, None, usize::MAX, &mut 0)? {
         Placed::Fits(at, ..) => Ok(Some(at)),
         _ => Ok(None),
     }
@@ -531,22 +535,30 @@ fn weights(model: &Model) -> Result<Option<Vec<i128>>, PlanError> {
 /// order by weight is not tried.
 const WEIGHT_VISITS_PER_BLOCK: usize = 64;
 
-/// Ranges a placement in any other order may gather from the index, per
-/// range the greedy's gathered (and one per block): the index answers the
+/// Ranges a placement in any other order may read from the index, per
+/// range the greedy's read (and one per block): the index answers the
 /// greedy's order in near-linear work, but an order that places nested
 /// lifetimes from the outside in (by area or length, on a training step)
-/// gathers every placed range below the top at each placement, quadratic
-/// work. Such an order is given up once past this, and the heuristic stays
-/// within a constant times the greedy's work.
-const GATHERED_PER_GREEDY: usize = 4;
+/// reads every placed range below the top at each placement, quadratic
+/// work. Such an order is given up once past this.
+const READ_PER_GREEDY: usize = 4;
+
+/// Ranges all the placements after the greedy's may read from the index
+/// together, per range the greedy's read (and one per block): the
+/// heuristic's work stays within a constant times the greedy's, where its
+/// 14 orders and 16 or more swaps would each cost up to
+/// [`READ_PER_GREEDY`] times it.
+const ALL_READ_PER_GREEDY: usize = 12;
 
 /// The best of several orders, with and without hints, then a seeded walk
 /// of order swaps; never worse than [`greedy`]. It returns as soon as a
 /// plan meets `lower_bound`. Once `deadline` passes it keeps the best plan
 /// found so far: the greedy's plan, which it always completes, or better.
-/// A placement through the index that gathers more than
-/// [`GATHERED_PER_GREEDY`] times the ranges the greedy's gathered (plus one
-/// per block) is given up, its order not taken.
+/// A placement through the index that reads more than [`READ_PER_GREEDY`]
+/// times the ranges the greedy's read (plus one per block) is given up, its
+/// order not taken; once all of them together have read
+/// [`ALL_READ_PER_GREEDY`] times as many, the best plan so far is
+/// returned.
 pub(super) fn heuristic(
     model: &Model,
     lower_bound: usize,
@@ -564,8 +576,9 @@ pub(super) fn heuristic(
     let mut hints = true;
     let met = |best: &Option<(Vec<i128>, i128)>| best.as_ref().is_some_and(|b| b.1 <= bound);
     let mut weight: Vec<i128> = Vec::new();
-    // Set by the greedy's placement: what any other may gather.
-    let mut most_gathered = usize::MAX;
+    // Set by the greedy's placement: what any other placement may read
+    // from the index, and all of them together.
+    let (mut per_order, mut left) = (usize::MAX, usize::MAX);
     // The orders after the greedy's, built only when they are tried.
     for k in 0..7 {
         let candidate = match k {
@@ -596,13 +609,27 @@ pub(super) fn heuristic(
             // The first order, with hints, is the greedy's, always placed.
             let greedy = k == 0 && with_hints;
             let until = if greedy { None } else { deadline };
-            match place(model, candidate_ref, with_hints, until, most_gathered)? {
-                Placed::Fits(at, arena, gathered) => {
-                    if greedy {
-                        most_gathered = gathered
-                            .saturating_mul(GATHERED_PER_GREEDY)
-                            .saturating_add(n);
-                    }
+            // Past `left`, no allowance remains for any placement.
+            let (allowance, last, mut read) = (per_order.min(left), left <= per_order, 0);
+            let placed = place(
+                model,
+                candidate_ref,
+                with_hints,
+                until,
+                allowance,
+                &mut read,
+            )?;
+            if greedy {
+                (per_order, left) = (
+                    read.saturating_mul(READ_PER_GREEDY).saturating_add(n),
+                    read.saturating_mul(ALL_READ_PER_GREEDY).saturating_add(n),
+                );
+            } else {
+                left = left.saturating_sub(read);
+            }
+            match placed {
+                Placed::Costly if last => return Ok(best.map(|(at, _)| at)),
+                Placed::Fits(at, arena) => {
                     if best.as_ref().map_or(true, |b| arena < b.1) {
                         best = Some((at, arena));
                         improved = Some(with_hints);
@@ -640,13 +667,23 @@ pub(super) fn heuristic(
     };
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     for _ in 0..steps {
-        if met(&best) || deadline.is_some_and(|d| Instant::now() >= d) {
+        if met(&best) || left == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
         let (i, j) = (rng.below(n), rng.below(n));
         order.swap(i, j);
-        match place(model, &order, hints, deadline, most_gathered)? {
-            Placed::Fits(at, arena, _) if best.as_ref().map_or(true, |b| arena <= b.1) => {
+        let mut read = 0;
+        let placed = place(
+            model,
+            &order,
+            hints,
+            deadline,
+            per_order.min(left),
+            &mut read,
+        )?;
+        left = left.saturating_sub(read);
+        match placed {
+            Placed::Fits(at, arena) if best.as_ref().map_or(true, |b| arena <= b.1) => {
                 best = Some((at, arena));
             }
             Placed::Stopped => break,
@@ -711,25 +748,29 @@ mod tests {
     }
 
     #[test]
-    fn a_placement_gathering_past_its_allowance_is_given_up() {
+    fn a_placement_reading_past_its_allowance_is_given_up() {
         let model = nested(super::INDEXED_FROM + 100);
         let order = greedy_order(&model).unwrap();
-        let Placed::Fits(at, arena, gathered) =
-            place(&model, &order, true, None, usize::MAX).unwrap()
+        let mut read = 0;
+        let Placed::Fits(at, arena) =
+            place(&model, &order, true, None, usize::MAX, &mut read).unwrap()
         else {
             panic!("no capacity, no deadline: the order fits");
         };
-        assert!(gathered > 0, "placed through the index");
-        // Exactly the allowance: the same plan.
-        match place(&model, &order, true, None, gathered).unwrap() {
-            Placed::Fits(again, a, g) => assert_eq!((again, a, g), (at, arena, gathered)),
+        assert!(read > 0, "placed through the index");
+        // Exactly the allowance: the same plan, the same reads.
+        let mut again_read = 0;
+        match place(&model, &order, true, None, read, &mut again_read).unwrap() {
+            Placed::Fits(again, a) => assert_eq!((again, a, again_read), (at, arena, read)),
             _ => panic!("within its allowance"),
         }
-        // One range short of it: given up.
+        // One range short of it: given up, past the allowance.
+        let mut short_read = 0;
         assert!(matches!(
-            place(&model, &order, true, None, gathered - 1).unwrap(),
+            place(&model, &order, true, None, read - 1, &mut short_read).unwrap(),
             Placed::Costly
         ));
+        assert!(short_read > read - 1);
         // The heuristic is never worse than the greedy and keeps every two
         // blocks (all live at the middle node) apart.
         let plan = heuristic(&model, 0, None).unwrap().unwrap();
