@@ -554,11 +554,11 @@ const ALL_READ_PER_GREEDY: usize = 12;
 /// of order swaps; never worse than [`greedy`]. It returns as soon as a
 /// plan meets `lower_bound`. Once `deadline` passes it keeps the best plan
 /// found so far: the greedy's plan, which it always completes, or better.
-/// A placement through the index that reads more than [`READ_PER_GREEDY`]
-/// times the ranges the greedy's read (plus one per block) is given up, its
-/// order not taken; once all of them together have read
-/// [`ALL_READ_PER_GREEDY`] times as many, the best plan so far is
-/// returned.
+/// Where the greedy's placement fits, a placement through the index that
+/// reads more than [`READ_PER_GREEDY`] times the ranges the greedy's read
+/// (plus one per block) is given up, its order not taken; once all of them
+/// together have read [`ALL_READ_PER_GREEDY`] times as many, the best plan
+/// so far is returned.
 pub(super) fn heuristic(
     model: &Model,
     lower_bound: usize,
@@ -631,13 +631,15 @@ fn heuristic_reading(
                 &mut read,
             )?;
             reads[usize::from(!greedy)] += read;
-            if greedy {
+            if !greedy {
+                left = left.saturating_sub(read);
+            } else if matches!(placed, Placed::Fits(..)) {
+                // A greedy cut short by the capacity says nothing of a
+                // whole placement's work: the others are then not limited.
                 (per_order, left) = (
                     read.saturating_mul(READ_PER_GREEDY).saturating_add(n),
                     read.saturating_mul(ALL_READ_PER_GREEDY).saturating_add(n),
                 );
-            } else {
-                left = left.saturating_sub(read);
             }
             match placed {
                 Placed::Costly if last => return Ok(best.map(|(at, _)| at)),
