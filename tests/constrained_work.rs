@@ -3,8 +3,7 @@
 //! magnitudes.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::cell::Cell;
 
 #[path = "common/problems.rs"]
 mod problems;
@@ -14,50 +13,54 @@ use aether_planner::{
     try_plan_problem, LifetimeGap, PlanOptions, PlanProblem, SearchBudget, Strategy, TensorLifetime,
 };
 
-/// The system allocator, counting the bytes live and their peak.
+/// The system allocator, counting for each thread the bytes it has live
+/// (less what it freed of other threads', so possibly below zero), their
+/// peak and its allocations in all. The planner runs on its caller's
+/// thread alone; the test harness runs tests, and allocates, on others.
 struct Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// Bytes allocated in all, freed or not.
-static TOTAL: AtomicUsize = AtomicUsize::new(0);
-/// One measurement at a time: the test harness runs tests in threads.
-static SERIAL: Mutex<()> = Mutex::new(());
+thread_local! {
+    static LIVE: Cell<i64> = const { Cell::new(0) };
+    static PEAK: Cell<i64> = const { Cell::new(0) };
+    /// Bytes allocated in all, freed or not.
+    static TOTAL: Cell<usize> = const { Cell::new(0) };
+}
 
 // SAFETY: every call is forwarded to `System` unchanged; the counters only
-// observe.
+// observe (thread-local cells of no destructor, never allocating).
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = System.alloc(layout);
         if !p.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-            TOTAL.fetch_add(layout.size(), Ordering::Relaxed);
+            let size = layout.size() as i64;
+            let _ = LIVE.try_with(|live| {
+                live.set(live.get() + size);
+                let _ = PEAK.try_with(|peak| peak.set(peak.get().max(live.get())));
+            });
+            let _ = TOTAL.try_with(|total| total.set(total.get() + layout.size()));
         }
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         System.dealloc(p, layout);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        let _ = LIVE.try_with(|live| live.set(live.get() - layout.size() as i64));
     }
 }
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// Bytes allocated at the peak of `f` above what was live before it.
+/// Bytes this thread allocated at the peak of `f` above what it had live
+/// before it.
 fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = LIVE.with(Cell::get);
+    PEAK.with(|peak| peak.set(before));
     let out = f();
-    (out, PEAK.load(Ordering::Relaxed) - before)
+    (out, (PEAK.with(Cell::get) - before) as usize)
 }
 
 #[test]
 fn a_search_node_costs_the_same_memory_whatever_the_byte_magnitudes() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut options = PlanOptions::default();
     options.strategy = Strategy::Search;
     options.budget = SearchBudget::nodes(10_000);
@@ -130,9 +133,6 @@ fn plans_storing_nothing_per_pair(
 
 #[test]
 fn one_alignment_over_buffers_all_live_stores_nothing_per_pair() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
     // 3,000 buffers: 4.5 million conflicting pairs, past what is listed.
     let (tensors, alignments) = all_live(3000);
     let problem = PlanProblem::new(&tensors).with_alignments(&alignments);
@@ -143,9 +143,6 @@ fn one_alignment_over_buffers_all_live_stores_nothing_per_pair() {
 
 #[test]
 fn gaps_in_every_buffer_all_live_store_nothing_per_pair() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
     // 2,000 buffers live at nodes 0 to 3, each inactive at node 1 or at
     // node 2: every two meet at node 0, so all 2 million pairs conflict,
     // and every block has two pieces. Listing them took 193 MB.
@@ -162,9 +159,6 @@ fn gaps_in_every_buffer_all_live_store_nothing_per_pair() {
 
 #[test]
 fn one_fixed_offset_in_a_chain_allocates_linearly() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
     // Buffer i lives at nodes i and i + 1; one in the middle is fixed. The
     // lower bound's lowest offset among the fixed blocks, taken for every
     // free block, once built an offset per block for each of them.
@@ -179,9 +173,9 @@ fn one_fixed_offset_in_a_chain_allocates_linearly() {
         for strategy in [Strategy::Greedy, Strategy::Heuristic, Strategy::Search] {
             let mut options = PlanOptions::default();
             options.strategy = strategy;
-            let before = TOTAL.load(Ordering::Relaxed);
+            let before = TOTAL.with(Cell::get);
             let report = try_plan_problem(&problem, &options).unwrap();
-            let bytes = TOTAL.load(Ordering::Relaxed) - before;
+            let bytes = TOTAL.with(Cell::get) - before;
             // Checked here: neighbours in the chain keep apart, the fixed
             // one stays.
             let o = &report.plan.offsets;

@@ -67,13 +67,13 @@
 //! an entry per piece, its union gathered piece by piece) or, on fewer
 //! blocks, scans the placed blocks in offset order up to the first gap
 //! that fits (`O(n)`), and adds its listed pairs. The lower bound's
-//! fixed-block term visits each block's neighbours once. The heuristic
-//! gives up an order whose placement gathers more than a constant times
-//! the greedy's ranges from the index, and its weights (the bytes a block
-//! conflicts with, `O(n log n)` from the spans) skip their order where
-//! plain blocks with gaps would cost more than 64 visits per block. The
-//! heuristic returns at once when a plan meets the lower bound; a search
-//! node costs `O(n + E)` for its pair scan plus a
+//! fixed-block term visits each block's neighbours once. The heuristic's
+//! placements after the greedy's read at most a constant times the ranges
+//! the greedy's read from the index (an order that reads more is given
+//! up), and its weights (the bytes a block conflicts with, `O(n log n)`
+//! from the spans) skip their order where plain blocks with gaps would
+//! cost more than 64 visits per block. The heuristic returns at once when
+//! a plan meets the lower bound; a search node costs `O(n + E)` for its pair scan plus a
 //! propagation bounded by `n` rounds, whatever the byte sizes.
 
 mod bound;

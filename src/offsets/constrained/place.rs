@@ -550,6 +550,53 @@ const READ_PER_GREEDY: usize = 4;
 /// [`READ_PER_GREEDY`] times it.
 const ALL_READ_PER_GREEDY: usize = 12;
 
+/// What the heuristic's placements may still read from the index: set by
+/// the greedy's placement, spent by the others.
+struct Allowance<'r> {
+    /// What any one placement may read.
+    per_order: usize,
+    /// What all of them together may still read.
+    left: usize,
+    /// Whether a placement was given up with nothing left.
+    spent: bool,
+    /// Ranges read: by the greedy's placement, then by all the others.
+    reads: &'r mut [usize; 2],
+}
+
+impl Allowance<'_> {
+    /// [`place`] within the allowance: the greedy's placement (`greedy`)
+    /// within none, setting it where it fits; another within what is
+    /// left, spending it.
+    fn place(
+        &mut self,
+        model: &Model,
+        order: &[usize],
+        hints: bool,
+        deadline: Option<Instant>,
+        greedy: bool,
+    ) -> Result<Placed, PlanError> {
+        let n = model.blocks.len();
+        // Past `left`, no allowance remains for any placement.
+        let (most, last, mut read) = (
+            self.per_order.min(self.left),
+            self.left <= self.per_order,
+            0,
+        );
+        let placed = place(model, order, hints, deadline, most, &mut read)?;
+        self.reads[usize::from(!greedy)] += read;
+        if !greedy {
+            self.left = self.left.saturating_sub(read);
+            self.spent |= last && matches!(placed, Placed::Costly);
+        } else if matches!(placed, Placed::Fits(..)) {
+            // A greedy cut short by the capacity says nothing of a whole
+            // placement's work: the others are then not limited.
+            self.per_order = read.saturating_mul(READ_PER_GREEDY).saturating_add(n);
+            self.left = read.saturating_mul(ALL_READ_PER_GREEDY).saturating_add(n);
+        }
+        Ok(placed)
+    }
+}
+
 /// The best of several orders, with and without hints, then a seeded walk
 /// of order swaps; never worse than [`greedy`]. It returns as soon as a
 /// plan meets `lower_bound`. Once `deadline` passes it keeps the best plan
@@ -587,9 +634,12 @@ fn heuristic_reading(
     let mut hints = true;
     let met = |best: &Option<(Vec<i128>, i128)>| best.as_ref().is_some_and(|b| b.1 <= bound);
     let mut weight: Vec<i128> = Vec::new();
-    // Set by the greedy's placement: what any other placement may read
-    // from the index, and all of them together.
-    let (mut per_order, mut left) = (usize::MAX, usize::MAX);
+    let mut allowance = Allowance {
+        per_order: usize::MAX,
+        left: usize::MAX,
+        spent: false,
+        reads,
+    };
     // The orders after the greedy's, built only when they are tried.
     for k in 0..7 {
         let candidate = match k {
@@ -620,29 +670,8 @@ fn heuristic_reading(
             // The first order, with hints, is the greedy's, always placed.
             let greedy = k == 0 && with_hints;
             let until = if greedy { None } else { deadline };
-            // Past `left`, no allowance remains for any placement.
-            let (allowance, last, mut read) = (per_order.min(left), left <= per_order, 0);
-            let placed = place(
-                model,
-                candidate_ref,
-                with_hints,
-                until,
-                allowance,
-                &mut read,
-            )?;
-            reads[usize::from(!greedy)] += read;
-            if !greedy {
-                left = left.saturating_sub(read);
-            } else if matches!(placed, Placed::Fits(..)) {
-                // A greedy cut short by the capacity says nothing of a
-                // whole placement's work: the others are then not limited.
-                (per_order, left) = (
-                    read.saturating_mul(READ_PER_GREEDY).saturating_add(n),
-                    read.saturating_mul(ALL_READ_PER_GREEDY).saturating_add(n),
-                );
-            }
-            match placed {
-                Placed::Costly if last => return Ok(best.map(|(at, _)| at)),
+            match allowance.place(model, candidate_ref, with_hints, until, greedy)? {
+                Placed::Costly if allowance.spent => return Ok(best.map(|(at, _)| at)),
                 Placed::Fits(at, arena) => {
                     if best.as_ref().map_or(true, |b| arena < b.1) {
                         best = Some((at, arena));
@@ -681,23 +710,12 @@ fn heuristic_reading(
     };
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     for _ in 0..steps {
-        if met(&best) || left == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+        if met(&best) || allowance.left == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
         let (i, j) = (rng.below(n), rng.below(n));
         order.swap(i, j);
-        let mut read = 0;
-        let placed = place(
-            model,
-            &order,
-            hints,
-            deadline,
-            per_order.min(left),
-            &mut read,
-        )?;
-        reads[1] += read;
-        left = left.saturating_sub(read);
-        match placed {
+        match allowance.place(model, &order, hints, deadline, false)? {
             Placed::Fits(at, arena) if best.as_ref().map_or(true, |b| arena <= b.1) => {
                 best = Some((at, arena));
             }

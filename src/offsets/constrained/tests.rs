@@ -177,6 +177,15 @@ fn listed_by_brute_force(model: &mut Model) {
     model.neighbours = Some(lists);
 }
 
+/// Asserts that `plan` keeps apart every pair `listed` lists.
+fn assert_listed_pairs_apart(listed: &Model, plan: &[i128], tag: &str) {
+    for (k, list) in listed.neighbours.as_ref().unwrap().iter().enumerate() {
+        for nb in list {
+            assert!(Model::apart(nb, plan[k], plan[nb.other]), "{tag}: {plan:?}");
+        }
+    }
+}
+
 /// A dense random table's arrays, of enough tensors for the index.
 struct Dense {
     tensors: Vec<TensorLifetime>,
@@ -302,13 +311,8 @@ fn dense_blocks_with_gaps_placed_through_the_index_are_placed_as_with_lists() {
         let mut listed = Model::new(&problem, 1).unwrap();
         listed_by_brute_force(&mut listed);
         let (_, greedy, heuristic) = same_plans(&listed, &unlisted, &tag);
-        let lists = listed.neighbours.as_ref().unwrap();
         for plan in [&greedy, &heuristic].into_iter().flatten() {
-            for (k, list) in lists.iter().enumerate() {
-                for nb in list {
-                    assert!(Model::apart(nb, plan[k], plan[nb.other]), "{tag}");
-                }
-            }
+            assert_listed_pairs_apart(&listed, plan, &tag);
         }
     }
     assert!(gapped_blocks >= 1000, "{gapped_blocks}");
@@ -408,13 +412,8 @@ fn gaps_and_reuse_without_lists_of_the_interval_pairs_plan_as_with_every_pair_li
         );
         // Every pair of the full lists is kept apart by the mixed model's
         // plans.
-        let lists = listed.neighbours.as_ref().unwrap();
         for plan in [&greedy, &b.offsets].into_iter().flatten() {
-            for (k, list) in lists.iter().enumerate() {
-                for nb in list {
-                    assert!(Model::apart(nb, plan[k], plan[nb.other]), "{tag}: {plan:?}");
-                }
-            }
+            assert_listed_pairs_apart(&listed, plan, &tag);
         }
     }
     assert!(mixed_models > 100, "{mixed_models}");
