@@ -110,10 +110,8 @@ pub(crate) struct PlacedIndex {
     blocks: Vec<(usize, usize)>,
     runs: Vec<usize>,
     merged: Vec<(usize, usize)>,
-    /// Queries' covered prefixes (see [`Fact`]), the first `fact_count`
-    /// in use: those covering most, or the latest of nested ones, are kept.
-    facts: [Fact; FACTS],
-    fact_count: usize,
+    /// Queries' covered prefixes (see [`Facts`]).
+    facts: Facts,
     /// Ranges a query gathers from which its prefix is recorded (or it had
     /// a floor): on tables of short gathers the facts would cost more than
     /// they spare, and none are kept.
@@ -137,9 +135,79 @@ struct Fact {
 /// Facts kept.
 const FACTS: usize = 16;
 
+/// Queries' covered prefixes (see [`Fact`]), the first `count` in use:
+/// those covering most, or the latest of nested ones, are kept.
+#[derive(Default)]
+pub(crate) struct Facts {
+    facts: [Fact; FACTS],
+    count: usize,
+}
+
+impl Facts {
+    /// Records `covered`, the prefix a query for `(first, last)` gathered,
+    /// extended by the range placed if it starts there: the tensor placed
+    /// conflicts with every later query containing its lifetime.
+    pub(crate) fn record(
+        &mut self,
+        first: usize,
+        last: usize,
+        mut covered: usize,
+        range: (usize, usize),
+        useful: usize,
+    ) {
+        if range.0 <= covered || range.0 - covered < useful {
+            covered = covered.max(range.1);
+        }
+        if covered == 0 {
+            return;
+        }
+        let fact = Fact {
+            first,
+            last,
+            covered,
+        };
+        // A fact the new one dominates (its lifetime contains the new one's,
+        // it covers no more) gives way; else the least covering one, if the
+        // new one covers more.
+        let facts = &mut self.facts[..self.count];
+        let dominated = facts
+            .iter()
+            .position(|old| old.first <= first && old.last >= last && old.covered <= covered);
+        if let Some(at) = dominated {
+            facts[at] = fact;
+        } else if self.count < FACTS {
+            self.facts[self.count] = fact;
+            self.count += 1;
+        } else {
+            let mut weakest = 0;
+            for (at, old) in facts.iter().enumerate() {
+                if old.covered < facts[weakest].covered {
+                    weakest = at;
+                }
+            }
+            if facts[weakest].covered < covered {
+                facts[weakest] = fact;
+            }
+        }
+    }
+
+    /// The longest prefix `[0, covered)` a recorded fact proves the union
+    /// of the conflicts of `(first, last)` covers, up to gaps no tensor
+    /// fits (0 if none does).
+    #[inline]
+    pub(crate) fn floor(&self, first: usize, last: usize) -> usize {
+        self.facts[..self.count]
+            .iter()
+            .filter(|f| f.first >= first && f.last <= last)
+            .map(|f| f.covered)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// The `fact_from` of the index's own shape: a training step's queries
 /// gather hundreds of ranges, the sparse tables' a few dozen.
-const FACT_FROM: usize = 128;
+pub(crate) const FACT_FROM: usize = 128;
 
 /// Sorted byte ranges read in place.
 type Ranges<'a> = &'a [(usize, usize)];
@@ -203,48 +271,9 @@ impl Union {
         Ok(())
     }
 
-    /// Adds `[start, end)` (non-empty), merging what it meets, touches, or
-    /// leaves a gap shorter than `useful` bytes to: when no tensor still to
-    /// be placed is smaller than `useful`, such a gap, and every gap lying
-    /// inside it of a union containing this one, can never be chosen, so
-    /// filling it changes no plan. Returns whether the union changed.
-    fn add(&mut self, (start, end): (usize, usize), useful: usize) -> Result<bool, PlanError> {
-        let ranges = &mut self.0;
-        let far_before = |e: usize| e < start && start - e >= useful;
-        // Ranges before `low` end at least `useful` bytes before `start`;
-        // from `high` on they start at least `useful` bytes after `end`.
-        // A range placed on top of the others, the common case (a long
-        // lifetime's conflicts include every range of the unions it is
-        // added to), is found from the last ranges without a search.
-        let len = ranges.len();
-        let (low, high) = match ranges.last() {
-            Some(&(_, e)) if far_before(e) => (len, len),
-            Some(&(s, _)) if s <= start && (len < 2 || far_before(ranges[len - 2].1)) => {
-                (len - 1, len)
-            }
-            _ => {
-                let low = ranges.partition_point(|&(_, e)| far_before(e));
-                let high =
-                    low + ranges[low..].partition_point(|&(s, _)| s <= end || s - end < useful);
-                (low, high)
-            }
-        };
-        // A leading gap `[0, start)` too short is filled as well.
-        let start = if start < useful { 0 } else { start };
-        if low == high {
-            ranges.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
-                bytes: (ranges.len() + 1).saturating_mul(16),
-            })?;
-            ranges.insert(low, (start, end));
-        } else {
-            let merged = (ranges[low].0.min(start), ranges[high - 1].1.max(end));
-            if high == low + 1 && merged == ranges[low] {
-                return Ok(false);
-            }
-            ranges[low] = merged;
-            ranges.drain(low + 1..high);
-        }
-        Ok(true)
+    /// [`add_range`] to this union.
+    fn add(&mut self, range: (usize, usize), useful: usize) -> Result<bool, PlanError> {
+        add_range(&mut self.0, range, useful)
     }
 
     /// Adds `range` if a query after `step` reads this union (`until` is
@@ -267,6 +296,74 @@ impl Union {
     }
 }
 
+/// Where a union's ranges are kept: a vector of its own, or a slot of fixed
+/// capacity in a heap-free form's workspace.
+pub(crate) trait RangeStore {
+    fn ranges_mut(&mut self) -> &mut [(usize, usize)];
+    /// Inserts `range` before the range at `at`.
+    fn insert_at(&mut self, at: usize, range: (usize, usize)) -> Result<(), PlanError>;
+    /// Removes the ranges `low..high`.
+    fn remove(&mut self, low: usize, high: usize);
+}
+
+impl RangeStore for Vec<(usize, usize)> {
+    fn ranges_mut(&mut self) -> &mut [(usize, usize)] {
+        self
+    }
+    fn insert_at(&mut self, at: usize, range: (usize, usize)) -> Result<(), PlanError> {
+        self.try_reserve(1).map_err(|_| PlanError::OutOfMemory {
+            bytes: (self.len() + 1).saturating_mul(16),
+        })?;
+        self.insert(at, range);
+        Ok(())
+    }
+    fn remove(&mut self, low: usize, high: usize) {
+        self.drain(low..high);
+    }
+}
+
+/// Adds `[start, end)` (non-empty) to the union in `store`, merging what it
+/// meets, touches, or leaves a gap shorter than `useful` bytes to: when no
+/// tensor still to be placed is smaller than `useful`, such a gap, and
+/// every gap lying inside it of a union containing this one, can never be
+/// chosen, so filling it changes no plan. Returns whether the union changed.
+pub(crate) fn add_range<S: RangeStore + ?Sized>(
+    store: &mut S,
+    (start, end): (usize, usize),
+    useful: usize,
+) -> Result<bool, PlanError> {
+    let ranges = store.ranges_mut();
+    let far_before = |e: usize| e < start && start - e >= useful;
+    // Ranges before `low` end at least `useful` bytes before `start`;
+    // from `high` on they start at least `useful` bytes after `end`.
+    // A range placed on top of the others, the common case (a long
+    // lifetime's conflicts include every range of the unions it is
+    // added to), is found from the last ranges without a search.
+    let len = ranges.len();
+    let (low, high) = match ranges.last() {
+        Some(&(_, e)) if far_before(e) => (len, len),
+        Some(&(s, _)) if s <= start && (len < 2 || far_before(ranges[len - 2].1)) => (len - 1, len),
+        _ => {
+            let low = ranges.partition_point(|&(_, e)| far_before(e));
+            let high = low + ranges[low..].partition_point(|&(s, _)| s <= end || s - end < useful);
+            (low, high)
+        }
+    };
+    // A leading gap `[0, start)` too short is filled as well.
+    let start = if start < useful { 0 } else { start };
+    if low == high {
+        store.insert_at(low, (start, end))?;
+    } else {
+        let merged = (ranges[low].0.min(start), ranges[high - 1].1.max(end));
+        if high == low + 1 && merged == ranges[low] {
+            return Ok(false);
+        }
+        ranges[low] = merged;
+        store.remove(low + 1, high);
+    }
+    Ok(true)
+}
+
 /// A step as the last one reading a union, in 32 bits: steps from
 /// `u32::MAX` on are all `u32::MAX`, which [`read_after`] reads as "to the
 /// end", so a union is never dropped too early.
@@ -283,7 +380,12 @@ fn read_after(until: u32, step: usize) -> bool {
 /// Calls `visit` with each canonical node of the half-open leaf range
 /// `[low, high)` in a tree with `leaves` leaves.
 #[inline]
-fn canonical_nodes(leaves: usize, low: usize, high: usize, mut visit: impl FnMut(usize)) {
+pub(crate) fn canonical_nodes(
+    leaves: usize,
+    low: usize,
+    high: usize,
+    mut visit: impl FnMut(usize),
+) {
     let (mut low, mut high) = (low + leaves, high + leaves);
     while low < high {
         if low & 1 == 1 {
@@ -316,7 +418,7 @@ fn path_to_height(leaves: usize, height: u32, leaf: usize, mut visit: impl FnMut
 /// sorted by start) merged by start, read in one pass without writing the
 /// merge; and the end of the prefix `[0, end)` they cover but for gaps
 /// shorter than `useful`, the leading one included.
-fn best_fit_of_two(
+pub(crate) fn best_fit_of_two(
     left: &[(usize, usize)],
     right: &[(usize, usize)],
     size: usize,
@@ -367,26 +469,28 @@ fn push_union<'a>(
     union: &'a Union,
     floor: usize,
 ) -> Result<(), PlanError> {
-    let ranges = &union.0;
-    // Few ranges end past a floor (it is usually near the top of the
-    // conflicts): they are counted from the end, in steps doubling.
-    let from = match floor {
-        0 => 0,
-        _ => {
-            let len = ranges.len();
-            let mut past = 1;
-            while past < len && ranges[len - past].1 > floor {
-                past *= 2;
-            }
-            let low = len.saturating_sub(past);
-            low + ranges[low..].partition_point(|&(_, end)| end <= floor)
-        }
-    };
-    let mut ranges = &ranges[from..];
+    let mut ranges = past_floor(&union.0, floor);
     if ranges.len() > aside.len() {
         core::mem::swap(&mut ranges, aside);
     }
     push_run(blocks, runs, ranges)
+}
+
+/// The ranges of the union `ranges` ending past `floor`.
+#[inline]
+pub(crate) fn past_floor(ranges: &[(usize, usize)], floor: usize) -> &[(usize, usize)] {
+    if floor == 0 {
+        return ranges;
+    }
+    // Few ranges end past a floor (it is usually near the top of the
+    // conflicts): they are counted from the end, in steps doubling.
+    let len = ranges.len();
+    let mut past = 1;
+    while past < len && ranges[len - past].1 > floor {
+        past *= 2;
+    }
+    let low = len.saturating_sub(past);
+    &ranges[low + ranges[low..].partition_point(|&(_, end)| end <= floor)..]
 }
 
 /// Appends `ranges` (sorted), if any, to `blocks` as a run starting at the
@@ -425,7 +529,7 @@ fn gather(blocks: &mut Vec<(usize, usize)>, ranges: &[(usize, usize)]) -> Result
 /// neighbouring nodes, which share most of their bytes, shrink towards
 /// their union before the next pass reads them.
 fn merge_runs<'a>(
-    blocks: &'a mut Vec<(usize, usize)>,
+    blocks: &'a mut [(usize, usize)],
     merged: &'a mut Vec<(usize, usize)>,
     runs: &mut Vec<usize>,
 ) -> Result<&'a [(usize, usize)], PlanError> {
@@ -443,40 +547,52 @@ fn merge_runs<'a>(
             bytes: blocks.len().saturating_mul(16),
         })?;
     merged.resize(blocks.len(), (0, 0));
-    let mut source = blocks.as_mut_slice();
-    let mut target = merged.as_mut_slice();
-    let mut in_merged = false;
     // Run boundaries, with 0 and the end: runs `bounds[i]..bounds[i + 1]`.
     runs.try_reserve(2).map_err(|_| PlanError::OutOfMemory {
         bytes: (runs.len() + 2).saturating_mul(8),
     })?;
     runs.insert(0, 0);
-    runs.push(source.len());
-    while runs.len() > 2 {
-        // Merged runs are written from the start of `target` on, each
-        // right after the previous one, never past where its inputs were.
-        let mut kept = 1;
-        let mut written = 0;
-        let mut i = 0;
-        while i + 1 < runs.len() {
-            let (a, b) = (runs[i], runs[i + 1]);
-            let c = if i + 2 < runs.len() { runs[i + 2] } else { b };
-            written += merge_two(&source[a..b], &source[b..c], &mut target[written..]);
-            runs[kept] = written;
-            kept += 1;
-            i += 2;
-        }
-        runs[0] = 0;
-        runs.truncate(kept);
-        core::mem::swap(&mut source, &mut target);
-        in_merged = !in_merged;
-    }
-    let len = runs[1];
+    runs.push(blocks.len());
+    let (in_merged, len) = merge_sorted_runs(blocks, merged, runs);
     Ok(if in_merged {
         &merged[..len]
     } else {
         &blocks[..len]
     })
+}
+
+/// Merges the sorted runs of `source` (run `i` is
+/// `bounds[i]..bounds[i + 1]`; `bounds` starts at 0 and ends at the last
+/// run's end) into one run sorted by start with the same union, pass by
+/// pass between `source` and `target` (as long): returns whether it ended
+/// in `target`, and its length. `bounds` is overwritten.
+pub(crate) fn merge_sorted_runs<'a>(
+    mut source: &'a mut [(usize, usize)],
+    mut target: &'a mut [(usize, usize)],
+    bounds: &mut [usize],
+) -> (bool, usize) {
+    let mut count = bounds.len();
+    let mut in_target = false;
+    while count > 2 {
+        // Merged runs are written from the start of `target` on, each
+        // right after the previous one, never past where its inputs were.
+        let mut kept = 1;
+        let mut written = 0;
+        let mut i = 0;
+        while i + 1 < count {
+            let (a, b) = (bounds[i], bounds[i + 1]);
+            let c = if i + 2 < count { bounds[i + 2] } else { b };
+            written += merge_two(&source[a..b], &source[b..c], &mut target[written..]);
+            bounds[kept] = written;
+            kept += 1;
+            i += 2;
+        }
+        bounds[0] = 0;
+        count = kept;
+        core::mem::swap(&mut source, &mut target);
+        in_target = !in_target;
+    }
+    (in_target, if count < 2 { 0 } else { bounds[1] })
 }
 
 /// Merges the sorted `left` and `right` into `out`, by start, coalescing
@@ -759,8 +875,7 @@ impl PlacedIndex {
             blocks: Vec::new(),
             runs: Vec::new(),
             merged: Vec::new(),
-            facts: [Fact::default(); FACTS],
-            fact_count: 0,
+            facts: Facts::default(),
             fact_from,
             pending: None,
         })
@@ -842,46 +957,10 @@ impl PlacedIndex {
         Ok(())
     }
 
-    /// Records the covered prefix of the last query (`pending`, if any),
-    /// extended by the range placed if it starts there: the tensor placed
-    /// conflicts with every later query containing its lifetime.
+    /// Records the covered prefix of the last query (`pending`, if any).
     fn record_fact(&mut self, first: usize, last: usize, range: (usize, usize), useful: usize) {
-        let Some(mut covered) = self.pending.take() else {
-            return;
-        };
-        if range.0 <= covered || range.0 - covered < useful {
-            covered = covered.max(range.1);
-        }
-        if covered == 0 {
-            return;
-        }
-        let fact = Fact {
-            first,
-            last,
-            covered,
-        };
-        // A fact the new one dominates (its lifetime contains the new one's,
-        // it covers no more) gives way; else the least covering one, if the
-        // new one covers more.
-        let facts = &mut self.facts[..self.fact_count];
-        let dominated = facts
-            .iter()
-            .position(|old| old.first <= first && old.last >= last && old.covered <= covered);
-        if let Some(at) = dominated {
-            facts[at] = fact;
-        } else if self.fact_count < FACTS {
-            self.facts[self.fact_count] = fact;
-            self.fact_count += 1;
-        } else {
-            let mut weakest = 0;
-            for (at, old) in facts.iter().enumerate() {
-                if old.covered < facts[weakest].covered {
-                    weakest = at;
-                }
-            }
-            if facts[weakest].covered < covered {
-                facts[weakest] = fact;
-            }
+        if let Some(covered) = self.pending.take() {
+            self.facts.record(first, last, covered, range, useful);
         }
     }
 
@@ -890,12 +969,7 @@ impl PlacedIndex {
     /// fits (0 if none does).
     #[inline]
     fn covered_floor(&self, first: usize, last: usize) -> usize {
-        self.facts[..self.fact_count]
-            .iter()
-            .filter(|f| f.first >= first && f.last <= last)
-            .map(|f| f.covered)
-            .max()
-            .unwrap_or(0)
+        self.facts.floor(first, last)
     }
 
     /// Asks the cache for what the queries a few steps after `step` read

@@ -79,6 +79,12 @@ mod keys;
 mod lists;
 
 pub(crate) use index::PlacedIndex;
+// The heap-free form's index keeps its unions in fixed slots with the same
+// operations.
+pub(crate) use index::{
+    add_range, best_fit_of_two, canonical_nodes, merge_sorted_runs, past_floor, Facts, RangeStore,
+    FACT_FROM,
+};
 pub(crate) use keys::endpoint_ranks;
 
 use super::{MemoryPlan, TensorLifetime};
