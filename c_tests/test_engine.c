@@ -332,6 +332,73 @@ static void test_the_workspace_planner_at_scale_matches_and_does_not_allocate(vo
   CHECK(allocated == 0);
 }
 
+/* The indexed form plans as aether_plan_offsets on every shape (a training
+ * step's nested activations among them), with its whole stated workspace
+ * or any part of it past the 4 words per tensor, and allocates nothing. */
+static void test_the_indexed_workspace_planner_matches_and_does_not_allocate(void) {
+  enum { MAX_T = 6000 };
+  static aether_tensor_lifetime t[MAX_T];
+  static size_t heap_offsets[MAX_T], ws_offsets[MAX_T];
+  const size_t sizes[] = {100, 129, 1000, MAX_T};
+  size_t most = aether_plan_offsets_indexed_workspace_size(MAX_T);
+  size_t *workspace = malloc(most);
+  unsigned differ = 0, allocated = 0, shape, k, part;
+  CHECK(workspace != NULL);
+  CHECK(most > aether_plan_offsets_workspace_size(MAX_T));
+  for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    for (shape = 0; shape < 4; shape++) {
+      size_t n = sizes[k] - sizes[k] % 3, i, heap_arena, before;
+      size_t least = aether_plan_offsets_workspace_size(n);
+      size_t full = aether_plan_offsets_indexed_workspace_size(n);
+      rng_state = 2000u * k + shape + 1;
+      for (i = 0; i < n; i++) {
+        size_t first = shape == 0 ? i : rng_below(n), length = shape == 0 ? 1 : rng_below(40);
+        if (shape == 3) { /* activation, temporary, gradient of layer i / 3 */
+          size_t layer = i / 3, turn = 2 * (n / 3);
+          first = i % 3 == 2 ? turn - 1 - layer : layer;
+          length = i % 3 == 0 ? turn - 1 - 2 * layer : i % 3 == 1 ? 0 : 1;
+        }
+        t[i].size = rng_below(9) == 0 ? 0 : 16 * (1 + rng_below(200));
+        t[i].first_use = first;
+        t[i].last_use = first + length;
+      }
+      if (shape == 2) {
+        t[0].first_use = 0;
+        t[0].last_use = n + 40;
+      }
+      CHECK(aether_plan_offsets(t, n, heap_offsets, &heap_arena) == AETHER_STATUS_OK);
+      CHECK(full <= most);
+      for (part = 0; part < 3; part++) {
+        size_t bytes = part == 0 ? full : part == 1 ? least : least + (full - least) / 3, ws_arena;
+        memset(ws_offsets, 0xA5, sizeof ws_offsets);
+        before = allocations;
+        CHECK(aether_plan_offsets_in_indexed_workspace(t, n, workspace, bytes, ws_offsets,
+                                                       &ws_arena) == AETHER_STATUS_OK);
+        if (allocations != before) allocated++;
+        if (ws_arena != heap_arena || memcmp(ws_offsets, heap_offsets, n * sizeof(size_t)) != 0)
+          differ++;
+      }
+    }
+  }
+  {
+    /* Too small, misplaced or overlapping: refused, nothing written. */
+    size_t offsets[3] = {7, 7, 7}, value = 7, need = aether_plan_offsets_workspace_size(3);
+    CHECK(aether_plan_offsets_in_indexed_workspace(t, 3, workspace, need - 1, offsets, &value) ==
+          AETHER_STATUS_BUFFER_TOO_SMALL);
+    CHECK(aether_plan_offsets_in_indexed_workspace(t, 3, NULL, need, offsets, &value) ==
+          AETHER_STATUS_NULL_POINTER);
+    CHECK(aether_plan_offsets_in_indexed_workspace(t, 3, (char *)workspace + 1, need, offsets,
+                                                   &value) == AETHER_STATUS_MISALIGNED_POINTER);
+    CHECK(aether_plan_offsets_in_indexed_workspace(t, 3, workspace, need, (size_t *)workspace,
+                                                   &value) == AETHER_STATUS_OVERLAPPING_BUFFERS);
+    CHECK(offsets[0] == 7 && offsets[1] == 7 && offsets[2] == 7 && value == 7);
+    CHECK(aether_plan_offsets_indexed_workspace_size(SIZE_MAX / 2) == SIZE_MAX);
+  }
+  free(workspace);
+  CHECK(differ == 0);
+  CHECK(allocated == 0);
+}
+
 static void test_a_small_workspace_is_refused_and_nothing_written(void) {
   const aether_tensor_lifetime t[3] = {{8, 0, 1}, {8, 1, 2}, {8, 2, 3}};
   const aether_edge e[2] = {{0, 1}, {1, 2}};
@@ -358,6 +425,7 @@ static void test_a_small_workspace_is_refused_and_nothing_written(void) {
 
 int main(void) {
   test_workspace_variants_match_and_do_not_allocate();
+  test_the_indexed_workspace_planner_matches_and_does_not_allocate();
   test_the_workspace_planner_at_scale_matches_and_does_not_allocate();
   test_a_small_workspace_is_refused_and_nothing_written();
   test_mujoco_islands();

@@ -893,6 +893,55 @@ aether_status aether_plan_offsets_in_workspace(const struct aether_tensor_lifeti
                                                size_t *arena_size_out);
 
 /**
+ * The workspace bytes with which `aether_plan_offsets_in_indexed_workspace`
+ * always has room for its index, for `tensor_count` tensors whatever their
+ * lifetimes: `aether_plan_offsets_workspace_size(tensor_count)`, then
+ * `(3 L + 5)` ranges of two words per tensor and two words per node of a
+ * tree of `2^(L+1)` nodes, `L = ceil(log2 n)` (about 1,100 bytes per
+ * tensor at 10^6 tensors); or `SIZE_MAX` if that does not fit in `size_t`.
+ * A table's own index touches only part of it (see
+ * `aether_plan_offsets_in_indexed_workspace`).
+ */
+size_t aether_plan_offsets_indexed_workspace_size(size_t tensor_count);
+
+/**
+ * `aether_plan_offsets_in_workspace` with the whole workspace put to use:
+ * the same plan, without any heap allocation, and where many tensors
+ * conflict at once (a training step's activations, all live between
+ * their forward and backward uses) in time near-linear in n where the
+ * 4-word form's grows with the conflicting pairs.
+ *
+ * `workspace` holds `workspace_size` bytes, aligned for `size_t`; it needs
+ * at least `aether_plan_offsets_workspace_size(tensor_count)` bytes, else
+ * `BUFFER_TOO_SMALL` with nothing written. The conflicting pairs are
+ * counted first (O(n log n)). From 256 pairs per tensor on (and past 128
+ * tensors, on 64-bit targets), an index of coalesced unions of the placed
+ * byte ranges is laid out beyond the first 4 words per tensor, at the
+ * nodes of a segment tree over the tensors in first-use order, each
+ * node's slot sized for the ranges that can reach it: a placement reads
+ * the few short unions of its nodes instead of every conflicting tensor,
+ * time O(n log n + the union ranges the placements read). With
+ * `aether_plan_offsets_indexed_workspace_size(tensor_count)` bytes it
+ * always fits; with fewer it is used where this table's fits. Otherwise
+ * the plan is made as by `aether_plan_offsets_in_workspace`, touching only
+ * its bytes. The index touches the bytes its table needs: on a training
+ * step of 10^6 tensors (each activation live from its forward to its
+ * backward node) about 600 per tensor. Overlaps and other errors as for
+ * `aether_plan_offsets_in_workspace`; the whole `workspace_size` bytes
+ * overlap no other argument.
+ *
+ * # Safety
+ * As for `aether_plan_offsets`; `workspace` points to `workspace_size`
+ * writable bytes (NULL only when that is 0).
+ */
+aether_status aether_plan_offsets_in_indexed_workspace(const struct aether_tensor_lifetime *tensors,
+                                                       size_t tensor_count,
+                                                       void *workspace,
+                                                       size_t workspace_size,
+                                                       size_t *offsets_out,
+                                                       size_t *arena_size_out);
+
+/**
  * The exact workspace bytes `aether_peak_live_bytes_in_workspace` needs
  * (4 words per tensor), or `SIZE_MAX` if that does not fit in `size_t`.
  */

@@ -126,3 +126,51 @@ fn islands_and_workspace_variants_do_not_allocate() {
     });
     assert!(made > 0);
 }
+
+#[test]
+fn the_indexed_workspace_form_plans_a_training_step_without_allocating() {
+    // 3,000 layers (4.5 million conflicting pairs, past the 256 per tensor
+    // from which the index plans): each activation lives from its forward node to the
+    // mirrored backward one, a temporary at each forward node, a gradient
+    // over two backward nodes; sizes from a fixed sequence.
+    let layers = 3000;
+    let turn = 2 * layers;
+    let size = |i: usize| 64 * (1 + (i * 7919) % 500);
+    let tensors: Vec<aether_tensor_lifetime> = (0..layers)
+        .flat_map(|i| {
+            [
+                (size(3 * i), i, turn - 1 - i),
+                (size(3 * i + 1) / 8 + 16, i, i),
+                (size(3 * i + 2), turn - 1 - i, turn - i),
+            ]
+        })
+        .map(|(size, first_use, last_use)| aether_tensor_lifetime {
+            size,
+            first_use,
+            last_use,
+        })
+        .collect();
+    let n = tensors.len();
+    let (mut heap, mut heap_arena) = (vec![0usize; n], 0usize);
+    let status =
+        unsafe { aether_plan_offsets(tensors.as_ptr(), n, heap.as_mut_ptr(), &mut heap_arena) };
+    assert_eq!(status, AETHER_STATUS_OK);
+    let bytes = aether_plan_offsets_indexed_workspace_size(n);
+    let mut workspace = vec![0usize; bytes.div_ceil(8)];
+    let (mut offsets, mut arena) = (vec![0usize; n], 0usize);
+    let made = allocations_during(|| {
+        let status = unsafe {
+            aether_plan_offsets_in_indexed_workspace(
+                tensors.as_ptr(),
+                n,
+                workspace.as_mut_ptr().cast(),
+                bytes,
+                offsets.as_mut_ptr(),
+                &mut arena,
+            )
+        };
+        assert_eq!(status, AETHER_STATUS_OK);
+    });
+    assert_eq!(made, 0, "the indexed form allocated");
+    assert_eq!((offsets, arena), (heap, heap_arena));
+}

@@ -85,7 +85,7 @@ fn resident_kib(key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// `run FILE greedy|heuristic|search|workspace [BUDGET_MS]`: one
+/// `run FILE greedy|heuristic|search|workspace|indexed [BUDGET_MS]`: one
 /// measurement.
 pub fn run(args: &[String]) {
     let (path, strategy) = (&args[0], args[1].as_str());
@@ -99,6 +99,9 @@ pub fn run(args: &[String]) {
     let input_kib = resident_kib("VmRSS:");
     if strategy == "workspace" {
         return run_in_workspace(&tensors, peak, input_kib);
+    }
+    if strategy == "indexed" {
+        return run_in_indexed_workspace(&tensors, peak, input_kib);
     }
     let strategy = match strategy {
         "greedy" => Strategy::Greedy,
@@ -158,6 +161,53 @@ fn run_in_workspace(tensors: &[TensorLifetime], peak: usize, input_kib: u64) {
         (rss_kib, input_kib),
         &offsets,
     );
+}
+
+/// The heap-free greedy over its whole stated workspace,
+/// `aether_plan_offsets_in_indexed_workspace`, timed alone as
+/// [`run_in_workspace`] is. 0.1.0 has no such form: built against it
+/// (`--cfg aether_old`), this runs 0.1.0's `aether_plan_offsets_in_workspace`.
+#[cfg(not(aether_old))]
+fn run_in_indexed_workspace(tensors: &[TensorLifetime], peak: usize, input_kib: u64) {
+    use aether_planner::ffi::{
+        aether_plan_offsets_in_indexed_workspace, aether_plan_offsets_indexed_workspace_size,
+    };
+    let table = c_table(tensors);
+    let n = table.len();
+    let bytes = aether_plan_offsets_indexed_workspace_size(n);
+    // Zeroed pages the call does not touch stay out of the resident memory.
+    let mut workspace = vec![0u64; bytes.div_ceil(8)];
+    let mut offsets = vec![0usize; n];
+    let mut arena = 0usize;
+    let started = Instant::now();
+    // SAFETY: the table, the workspace (`bytes` bytes) and the offsets (one
+    // per tensor) are this call's, and none overlaps another.
+    let status = unsafe {
+        aether_plan_offsets_in_indexed_workspace(
+            table.as_ptr(),
+            n,
+            workspace.as_mut_ptr().cast(),
+            bytes,
+            offsets.as_mut_ptr(),
+            &mut arena,
+        )
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(status, 0, "aether_plan_offsets_in_indexed_workspace failed");
+    let rss_kib = resident_kib("VmHWM:");
+    print_run(
+        tensors,
+        peak,
+        (arena, peak, false),
+        seconds,
+        (rss_kib, input_kib),
+        &offsets,
+    );
+}
+
+#[cfg(aether_old)]
+fn run_in_indexed_workspace(tensors: &[TensorLifetime], peak: usize, input_kib: u64) {
+    run_in_workspace(tensors, peak, input_kib)
 }
 
 /// `tensors` as the C API's array.

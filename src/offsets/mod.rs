@@ -110,8 +110,8 @@ pub use constrained::{
 };
 pub use greedy::{plan_offsets, try_plan_offsets};
 pub(crate) use no_heap::{
-    peak_live_bytes_scratch_bytes, plan_offsets_scratch_bytes, try_peak_live_bytes_in,
-    try_plan_offsets_in,
+    peak_live_bytes_scratch_bytes, plan_offsets_indexed_scratch_bytes, plan_offsets_scratch_bytes,
+    try_peak_live_bytes_in, try_plan_offsets_in, try_plan_offsets_indexed_in,
 };
 pub use options::{
     MemoryPlan, PlanOptions, PlanReport, SearchBudget, SearchProgress, Strategy,

@@ -44,20 +44,24 @@ mod driver;
 const TARGET_N: usize = 100_000;
 /// The exponent every strategy's growth must stay within.
 const MAX_EXPONENT: f64 = 1.2;
-/// The strategies of `PlanOptions`, then the greedy's heap-free form over
-/// the caller's workspace (`aether_plan_offsets_in_workspace`), whose
-/// scratch is fixed at 4 words per tensor.
-const STRATEGIES: [&str; 4] = ["greedy", "heuristic", "search", "workspace"];
+/// The strategies of `PlanOptions`, then the greedy's heap-free forms over
+/// the caller's workspace: `aether_plan_offsets_in_workspace`, whose
+/// scratch is fixed at 4 words per tensor, and
+/// `aether_plan_offsets_in_indexed_workspace`, over the bytes
+/// `aether_plan_offsets_indexed_workspace_size` states.
+const STRATEGIES: [&str; 5] = ["greedy", "heuristic", "search", "workspace", "indexed"];
 
 struct Settings {
     min_n: usize,
     max_n: usize,
     greedy_max_n: usize,
     cap_s: u64,
+    indexed_cap_s: u64,
     search_ms: u64,
     mem_mib: u64,
     seed: u64,
     families: Vec<Family>,
+    strategies: Vec<&'static str>,
 }
 
 fn env_or(key: &str, default: u64) -> u64 {
@@ -84,10 +88,32 @@ impl Settings {
             max_n,
             greedy_max_n: env_or("AETHER_SWEEP_GREEDY_MAX_N", 4 * max_n as u64) as usize,
             cap_s: env_or("AETHER_SWEEP_CAP_S", 30),
+            indexed_cap_s: env_or("AETHER_SWEEP_INDEXED_CAP_S", 180),
             search_ms: env_or("AETHER_SWEEP_SEARCH_MS", 2000),
             mem_mib: env_or("AETHER_SWEEP_MEM_MIB", 6144),
             seed: env_or("AETHER_SWEEP_SEED", 21),
             families,
+            strategies: match std::env::var("AETHER_SWEEP_STRATEGIES") {
+                Ok(list) => list
+                    .split(',')
+                    .map(|name| {
+                        let name = name.trim();
+                        *STRATEGIES
+                            .iter()
+                            .find(|&&st| st == name)
+                            .unwrap_or_else(|| panic!("no strategy {name}"))
+                    })
+                    .collect(),
+                Err(_) => STRATEGIES.to_vec(),
+            },
+        }
+    }
+
+    /// The wall-clock cap of a run of `strategy`.
+    fn cap_of(&self, strategy: &str) -> u64 {
+        match strategy {
+            "indexed" => self.indexed_cap_s,
+            _ => self.cap_s,
         }
     }
 }
@@ -214,7 +240,7 @@ fn run_once(bin: &Path, file: &Path, strategy: &str, s: &Settings) -> Outcome {
         .spawn()
         .expect("starting prlimit (util-linux)");
     let started = Instant::now();
-    let cap = Duration::from_secs(s.cap_s);
+    let cap = Duration::from_secs(s.cap_of(strategy));
     let status = loop {
         if let Some(status) = child.try_wait().expect("waiting for a run") {
             break status;
@@ -368,7 +394,7 @@ fn with_fastest(runs: Vec<Outcome>) -> Option<Outcome> {
 /// the caches at about 1M buffers, so only larger sizes show how their
 /// time grows past them), `max_n` for the others.
 fn top_size(strategy: &str, max_n: usize, greedy_max_n: usize) -> usize {
-    if matches!(strategy, "greedy" | "workspace") {
+    if matches!(strategy, "greedy" | "workspace" | "indexed") {
         greedy_max_n
     } else {
         max_n
@@ -418,6 +444,7 @@ fn sweep(args: &[String]) {
         ("max_n", s.max_n.to_string()),
         ("greedy_max_n", s.greedy_max_n.to_string()),
         ("cap_s", s.cap_s.to_string()),
+        ("indexed_cap_s", s.indexed_cap_s.to_string()),
         ("search_ms", s.search_ms.to_string()),
         ("mem_mib", s.mem_mib.to_string()),
         ("seed", s.seed.to_string()),
@@ -431,7 +458,8 @@ fn sweep(args: &[String]) {
         builds.push(("old", old));
     }
     for &family in &s.families {
-        let mut all: Vec<usize> = STRATEGIES
+        let mut all: Vec<usize> = s
+            .strategies
             .iter()
             .flat_map(|st| sizes(&s, family, st))
             .collect();
@@ -443,13 +471,15 @@ fn sweep(args: &[String]) {
         let mut finished: BTreeMap<(&str, usize), f64> = BTreeMap::new();
         for n in all {
             // 0.1.0 is not measured at the target size: the targets are
-            // this tree's.
+            // this tree's; nor on the indexed form, which it lacks (its
+            // heap-free form is the workspace series').
             let runs = |stopped: &BTreeSet<(&str, &str)>, strategy: &str, who: &str| {
                 !stopped.contains(&(strategy, who))
                     && sizes(&s, family, strategy).contains(&n)
-                    && !(who == "old" && n == TARGET_N)
+                    && !(who == "old" && (n == TARGET_N || strategy == "indexed"))
             };
-            if !STRATEGIES
+            if !s
+                .strategies
                 .iter()
                 .any(|st| builds.iter().any(|(who, _)| runs(&stopped, st, who)))
             {
@@ -462,7 +492,7 @@ fn sweep(args: &[String]) {
             let pairs = driver::conflict_pairs(&tensors);
             drop(tensors);
             writeln!(rows_file, "E {} {n} {pairs}", family.name()).unwrap();
-            for strategy in STRATEGIES {
+            for &strategy in &s.strategies {
                 for (who, bin) in &builds {
                     if !runs(&stopped, strategy, who) {
                         continue;
@@ -497,7 +527,7 @@ fn sweep(args: &[String]) {
         }
         // The fitted sizes again, alternately; their rows come after the
         // sweep's, and the report puts each in its run's first row's place.
-        for strategy in STRATEGIES {
+        for &strategy in &s.strategies {
             let planned = sizes(&s, family, strategy);
             let Some(&[n1, n2]) = planned.get(planned.len().saturating_sub(2)..) else {
                 continue;
@@ -567,11 +597,14 @@ fn mib(kib: f64) -> String {
     format!("{:.0}", kib / 1024.0)
 }
 
-fn fmt_s(row: Option<&Row>, cap_s: u64) -> String {
+fn fmt_s(row: Option<&Row>, (cap_s, indexed_cap_s): (u64, u64)) -> String {
     match row.map(|r| &r.outcome) {
         None => "–".to_string(),
         Some(Outcome::Done(f)) => format!("{:.3}", f.num("seconds")),
-        Some(Outcome::TimedOut) => format!("> {cap_s} s"),
+        Some(Outcome::TimedOut) => match row.map(|r| r.strategy.as_str()) {
+            Some("indexed") => format!("> {indexed_cap_s} s"),
+            _ => format!("> {cap_s} s"),
+        },
         Some(Outcome::Failed(why))
             if why.to_lowercase().contains("alloc") || why.to_lowercase().contains("memory") =>
         {
@@ -622,6 +655,8 @@ fn report(rows_path: &Path, out: &Path) {
     }
     let get = |k: &str| meta.get(k).cloned().unwrap_or_default();
     let cap_s: u64 = get("cap_s").parse().unwrap_or(0);
+    let indexed_cap_s: u64 = get("indexed_cap_s").parse().unwrap_or(cap_s);
+    let caps = (cap_s, indexed_cap_s);
     let search_s = get("search_ms").parse::<f64>().unwrap_or(0.0) / 1000.0;
     let max_n: usize = get("max_n").parse().unwrap_or(0);
     let greedy_max_n: usize = get("greedy_max_n").parse().unwrap_or(0);
@@ -715,7 +750,12 @@ fn report(rows_path: &Path, out: &Path) {
          budget is checked below. *workspace* is the greedy's heap-free form, \
          `aether_plan_offsets_in_workspace`, in its 4 words per tensor (the workspace and the \
          offsets made before the timer), this tree's against 0.1.0's (the specification's \
-         literal scan there). *Each doubling* is this tree's exponent in n between every two \
+         literal scan there). *indexed* is the same plan over the whole workspace \
+         `aether_plan_offsets_indexed_workspace_size` states \
+         (`aether_plan_offsets_in_indexed_workspace`, which plans through an index of coalesced \
+         unions where a table has at least 256 conflicting pairs per tensor, through the 4-word \
+         form's walk otherwise); its runs are killed at {indexed_cap_s} s, and 0.1.0, which has no \
+         such form, is not run on it. *Each doubling* is this tree's exponent in n between every two \
          successive sizes, the smallest first: it shows whether a series' growth rises with n or \
          steps up at one size (where its working set outgrows a cache, say).\n"
     )
@@ -795,7 +835,7 @@ fn report(rows_path: &Path, out: &Path) {
                         && !matches!(r.outcome, Outcome::Done(_))
                 });
                 match failed {
-                    Some(r) => format!(" ({} at n = {})", fmt_s(Some(r), cap_s), r.n),
+                    Some(r) => format!(" ({} at n = {})", fmt_s(Some(r), caps), r.n),
                     None => String::new(),
                 }
             } else {
@@ -816,7 +856,7 @@ fn report(rows_path: &Path, out: &Path) {
                     && r.who == "old"
                     && !matches!(r.outcome, Outcome::Done(_))
             }) {
-                Some(r) => format!("{} at n = {}", fmt_s(Some(r), cap_s), r.n),
+                Some(r) => format!("{} at n = {}", fmt_s(Some(r), caps), r.n),
                 None if old.is_empty() => "–".into(),
                 None => format!("n = {}", old.last().unwrap().0),
             };
@@ -865,7 +905,7 @@ fn report(rows_path: &Path, out: &Path) {
                 )
             }
             Some(_) => {
-                let figure = fmt_s(row, cap_s);
+                let figure = fmt_s(row, caps);
                 (
                     format!("{figure} | **not met**"),
                     format!("unknown ({figure}) | **not met**"),
@@ -880,7 +920,7 @@ fn report(rows_path: &Path, out: &Path) {
                         && !matches!(r.outcome, Outcome::Done(_))
                 });
                 let figure = match stop {
-                    Some(r) => format!("not run: {} at n = {}", fmt_s(Some(r), cap_s), r.n),
+                    Some(r) => format!("not run: {} at n = {}", fmt_s(Some(r), caps), r.n),
                     None => "not run".to_string(),
                 };
                 (
@@ -912,7 +952,7 @@ fn report(rows_path: &Path, out: &Path) {
         let worst = done.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
         let unfinished = runs.iter().find(|r| r.seconds().is_none());
         let figure = match (worst, unfinished) {
-            (_, Some(r)) => format!("{} at n = {}", fmt_s(Some(r), cap_s), r.n),
+            (_, Some(r)) => format!("{} at n = {}", fmt_s(Some(r), caps), r.n),
             (Some((n, s)), None) => format!(
                 "longest {s:.3} s at n = {n} (overshoot {:+.0} ms)",
                 (s - search_s) * 1000.0
@@ -944,6 +984,11 @@ fn report(rows_path: &Path, out: &Path) {
             ("workspace", "new"),
             ("greedy", "new"),
             "workspace form's plan identical to the greedy's",
+        ),
+        (
+            ("indexed", "new"),
+            ("greedy", "new"),
+            "indexed form's plan identical to the greedy's",
         ),
     ];
     for (ours, theirs, target) in comparisons {
@@ -1002,7 +1047,7 @@ fn report(rows_path: &Path, out: &Path) {
         writeln!(
             w,
             "| greedy ≤ 2 s at {CHAIN_4M} buffers | chain | {}{} | {} |",
-            fmt_s(row, cap_s),
+            fmt_s(row, caps),
             if row.and_then(Row::seconds).is_some() {
                 " s"
             } else {
@@ -1094,8 +1139,8 @@ fn report(rows_path: &Path, out: &Path) {
                 writeln!(
                     w,
                     "| {n} | {pairs} | {} | {} | {speed} | {} | {} | {} | {} |{extra}",
-                    fmt_s(new, cap_s),
-                    fmt_s(old, cap_s),
+                    fmt_s(new, caps),
+                    fmt_s(old, caps),
                     mem(&nf),
                     mem(&of),
                     ratio(&nf),
