@@ -896,7 +896,7 @@ aether_status aether_plan_offsets_in_workspace(const struct aether_tensor_lifeti
  * The workspace bytes with which `aether_plan_offsets_in_indexed_workspace`
  * always has room for its index, for `tensor_count` tensors whatever their
  * lifetimes: `aether_plan_offsets_workspace_size(tensor_count)`, then
- * `(3 L + 5)` ranges of two words per tensor and two words per node of a
+ * `(3 L + 5)` ranges of two words per tensor and three words per node of a
  * tree of `2^(L+1)` nodes, `L = ceil(log2 n)` (about 1,100 bytes per
  * tensor at 10^6 tensors); or `SIZE_MAX` if that does not fit in `size_t`.
  * A table's own index touches only part of it (see
@@ -924,9 +924,12 @@ size_t aether_plan_offsets_indexed_workspace_size(size_t tensor_count);
  * `aether_plan_offsets_indexed_workspace_size(tensor_count)` bytes it
  * always fits; with fewer it is used where this table's fits. Otherwise
  * the plan is made as by `aether_plan_offsets_in_workspace`, touching only
- * its bytes. The index touches the bytes its table needs: on a training
- * step of 10^6 tensors (each activation live from its forward to its
- * backward node) about 600 per tensor. Overlaps and other errors as for
+ * its bytes. The bytes left past the index cache, at a few nodes, the
+ * union of each leaf's upper path, which spares most of the reading; when
+ * they run out the cache is compacted or dropped, never the plan. The
+ * index and its cache touch the bytes their table needs: on a training
+ * step of 10^6 to 4 x 10^6 tensors (each activation live from its forward
+ * to its backward node) about 700 per tensor. Overlaps and other errors as for
  * `aether_plan_offsets_in_workspace`; the whole `workspace_size` bytes
  * overlap no other argument.
  *

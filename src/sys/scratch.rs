@@ -48,6 +48,20 @@ impl<'a> Scratch<'a> {
         Ok(unsafe { core::slice::from_raw_parts_mut(ptr, count) })
     }
 
+    /// The rest of the buffer as uninitialised elements of `T`, as many as
+    /// fit: memory a caller writes before it reads, and whose pages it
+    /// never writes stay untouched.
+    pub(crate) fn take_rest<T>(&mut self) -> &'a mut [MaybeUninit<T>] {
+        let rest = core::mem::take(&mut self.rest);
+        let pad = rest.as_ptr().align_offset(align_of::<T>()).min(rest.len());
+        let count = (rest.len() - pad) / size_of::<T>().max(1);
+        let slots = &mut rest[pad..];
+        // SAFETY: `slots` is aligned for T and holds at least
+        // `count * size_of::<T>()` bytes, which the result borrows for 'a
+        // alone; `MaybeUninit<T>` may hold any bytes.
+        unsafe { core::slice::from_raw_parts_mut(slots.as_mut_ptr().cast(), count) }
+    }
+
     /// Runs `f` over the rest of the buffer, which is whole again when `f`
     /// returns: scratch for a first step whose arrays are dropped before the
     /// arrays of the next are taken.

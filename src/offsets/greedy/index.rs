@@ -248,25 +248,9 @@ impl Union {
             .map_err(|_| PlanError::OutOfMemory {
                 bytes: (self.0.len() + other.len()).saturating_mul(16),
             })?;
-        let (a, b) = (&self.0, other);
-        let (mut i, mut j) = (0, 0);
-        let useful = useful.max(1);
-        while i < a.len() || j < b.len() {
-            let next = if j == b.len() || (i < a.len() && a[i].0 <= b[j].0) {
-                i += 1;
-                a[i - 1]
-            } else {
-                j += 1;
-                b[j - 1]
-            };
-            match out.last_mut() {
-                Some(last) if next.0 <= last.1 || next.0 - last.1 < useful => {
-                    last.1 = last.1.max(next.1)
-                }
-                None if next.0 < useful => out.push((0, next.1)),
-                _ => out.push(next),
-            }
-        }
+        out.resize(self.0.len() + other.len(), (0, 0));
+        let len = merge_filled(&self.0, other, useful, &mut out);
+        out.truncate(len);
         *scratch = core::mem::replace(&mut self.0, out);
         Ok(())
     }
@@ -294,6 +278,39 @@ impl Union {
             Ok(())
         }
     }
+}
+
+/// Merges the unions `a` and `b` into `out` (as long as both) as
+/// [`add_range`] of each range of `b` to `a` would: ranges that meet, touch
+/// or leave a gap shorter than `useful` coalesce, a leading gap too.
+/// Returns the ranges written.
+pub(crate) fn merge_filled(
+    a: &[(usize, usize)],
+    b: &[(usize, usize)],
+    useful: usize,
+    out: &mut [(usize, usize)],
+) -> usize {
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    let useful = useful.max(1);
+    while i < a.len() || j < b.len() {
+        let next = if j == b.len() || (i < a.len() && a[i].0 <= b[j].0) {
+            i += 1;
+            a[i - 1]
+        } else {
+            j += 1;
+            b[j - 1]
+        };
+        if k > 0 && (next.0 <= out[k - 1].1 || next.0 - out[k - 1].1 < useful) {
+            out[k - 1].1 = out[k - 1].1.max(next.1);
+        } else if k == 0 && next.0 < useful {
+            out[0] = (0, next.1);
+            k = 1;
+        } else {
+            out[k] = next;
+            k += 1;
+        }
+    }
+    k
 }
 
 /// Where a union's ranges are kept: a vector of its own, or a slot of fixed
@@ -730,8 +747,18 @@ fn cover_height(ranks: &[(usize, usize)], rank_count: usize, bucket_bits: u32) -
         .div_ceil(1 << bucket_bits)
         .next_power_of_two()
         .trailing_zeros();
+    cover_height_of(covered, ranks.len(), levels)
+}
+
+/// The cover height for `tensors` tensors whose lifetimes cover `covered`
+/// leaves in all, in a tree of `levels` levels above its leaves: the
+/// lowest at which the covers would receive at most
+/// [`COVER_ADDS_PER_TENSOR`] additions per tensor, but no higher than
+/// [`COVER_HEIGHT_AT_MOST`] unless they would receive more than
+/// [`COVER_ADDS_AT_MOST`].
+pub(crate) fn cover_height_of(covered: usize, tensors: usize, levels: u32) -> u32 {
     let lowest_within = |per_tensor: usize| {
-        let budget = ranks.len().max(1).saturating_mul(per_tensor);
+        let budget = tensors.max(1).saturating_mul(per_tensor);
         let mut height = 0;
         while height < levels && (covered >> height) > budget {
             height += 1;

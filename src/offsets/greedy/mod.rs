@@ -82,8 +82,8 @@ pub(crate) use index::PlacedIndex;
 // The heap-free form's index keeps its unions in fixed slots with the same
 // operations.
 pub(crate) use index::{
-    add_range, best_fit_of_two, canonical_nodes, merge_sorted_runs, past_floor, Facts, RangeStore,
-    FACT_FROM,
+    add_range, best_fit_of_two, canonical_nodes, cover_height_of, merge_filled, merge_sorted_runs,
+    past_floor, Facts, RangeStore, FACT_FROM,
 };
 pub(crate) use keys::endpoint_ranks;
 

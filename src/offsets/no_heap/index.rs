@@ -23,20 +23,25 @@
 //! A placement's conflicts are those starting inside its span (the
 //! `within` unions of its canonical nodes) and those live at its first
 //! position (the `stored` unions on that leaf's path to the root). A union
-//! never holds more ranges than were added to it, so no slot overflows.
-//! Earlier placements' covered prefixes ([`Facts`]) let a placement whose
-//! span contains theirs read only the ranges ending past that prefix.
+//! never holds more ranges than were added to it, so no slot overflows,
+//! and a union no later placement reads is no longer added to. Earlier
+//! placements' covered prefixes ([`Facts`]) let a placement whose span
+//! contains theirs read only the ranges ending past that prefix. The
+//! upper part of each path is read from one cached union where the
+//! workspace has room left ([`super::covers`]).
 //!
 //! Memory: `(h_w + 1) · n` ranges for `within` (`h_w` the highest
 //! canonical node of any span, below `log2 n + 1`), one range per
-//! canonical node of every span for `stored` (at most `2 log2 n` each), and
-//! `2 (2n + 1)` ranges of scratch for one placement's gather and merge; see
-//! [`indexed_scratch_bytes`].
+//! canonical node of every span for `stored` (at most `2 log2 n` each),
+//! `2 (2n + 1)` ranges of scratch for one placement's gather and merge,
+//! and a node record per tree node; see [`indexed_scratch_bytes`]. The
+//! covers take what is left, as far as they need.
 
+use super::covers::{Covers, PoolSlot};
 use crate::error::PlanError;
 use crate::offsets::greedy::{
-    add_range, best_fit_of_two, canonical_nodes, merge_sorted_runs, past_floor, Facts, RangeStore,
-    FACT_FROM,
+    add_range, best_fit_of_two, canonical_nodes, cover_height_of, merge_sorted_runs, past_floor,
+    Facts, RangeStore, FACT_FROM,
 };
 use crate::sys::pages::prefetch;
 use crate::sys::scratch::{array_bytes, Scratch};
@@ -50,6 +55,11 @@ struct Node {
     stored_at: usize,
     stored_len: u32,
     within_len: u32,
+    /// The last step whose placement reads the node's `within` union, and
+    /// its `stored` union (a placement below it): a union no later
+    /// placement reads is no longer added to.
+    within_until: u32,
+    stored_until: u32,
 }
 
 /// The placed ranges of the heap-free greedy, over `planned` positions.
@@ -76,6 +86,8 @@ pub(super) struct FixedIndex<'a> {
     /// No tensor planned is smaller.
     useful: usize,
     facts: Facts,
+    /// The upper paths' unions, cached where the workspace has room.
+    covers: Option<Covers<'a>>,
 }
 
 /// A union's slot of fixed capacity and the count of ranges in use.
@@ -141,7 +153,12 @@ impl<'a> FixedIndex<'a> {
     /// which it may then have taken a part).
     ///
     /// `O(n log n)` time.
-    pub(super) fn new(starts_by: &[u32], useful: usize, scratch: &mut Scratch<'a>) -> Option<Self> {
+    pub(super) fn new(
+        starts_by: &[u32],
+        step_position: &[u32],
+        useful: usize,
+        scratch: &mut Scratch<'a>,
+    ) -> Option<Self> {
         let planned = starts_by.len();
         let leaves = planned.max(1).next_power_of_two();
         let levels = levels_over(planned);
@@ -154,6 +171,20 @@ impl<'a> FixedIndex<'a> {
                 nodes[node].stored_len += 1;
                 within_height = within_height.max(height(node));
             });
+        }
+        // The steps reading each node's unions.
+        for (step, &p) in step_position.iter().enumerate() {
+            let (p, step) = (p as usize, step as u32);
+            canonical_nodes(leaves, p, starts_by[p] as usize, |node| {
+                nodes[node].within_until = step;
+            });
+            nodes[leaves + p].stored_until = step;
+        }
+        for node in (1..leaves).rev() {
+            let below = nodes[2 * node]
+                .stored_until
+                .max(nodes[2 * node + 1].stored_until);
+            nodes[node].stored_until = below;
         }
         let mut total = 0usize;
         for (at, node) in nodes.iter_mut().enumerate() {
@@ -170,6 +201,25 @@ impl<'a> FixedIndex<'a> {
         let gather = 2 * planned + 1;
         let blocks = scratch.take(gather, (0, 0)).ok()?;
         let merged = scratch.take(gather, (0, 0)).ok()?;
+        // Covers where ranges are stored above their height, in the room
+        // left (none where it is too small to hold a few ranges a cover).
+        let spans = starts_by.iter().enumerate();
+        let covered = spans.fold(0usize, |sum, (p, &end)| {
+            sum.saturating_add(end as usize - p)
+        });
+        let height = cover_height_of(covered, planned, levels);
+        let covers = match height <= stored_height {
+            true => scratch
+                .take(Covers::slots_for(height, leaves), PoolSlot::default())
+                .ok()
+                .map(|slots| {
+                    let room = scratch.take_rest();
+                    (slots, room)
+                })
+                .filter(|(slots, room)| room.len() >= 8 * slots.len())
+                .map(|(slots, room)| Covers::new(height, leaves, slots, room)),
+            false => None,
+        };
         Some(FixedIndex {
             planned,
             leaves,
@@ -182,6 +232,7 @@ impl<'a> FixedIndex<'a> {
             merged,
             useful,
             facts: Facts::default(),
+            covers,
         })
     }
 
@@ -236,8 +287,48 @@ impl<'a> FixedIndex<'a> {
         end: usize,
         size: usize,
     ) -> (usize, Option<usize>) {
-        let (planned, leaves) = (self.planned, self.leaves);
+        let (planned, leaves, useful) = (self.planned, self.leaves, self.useful);
         let floor = self.facts.floor(first, end - 1);
+        let FixedIndex {
+            nodes,
+            within,
+            stored,
+            blocks,
+            merged,
+            covers,
+            stored_height,
+            ..
+        } = self;
+        let (nodes, stored) = (&**nodes, &**stored);
+        // The `stored` union of the node `node`.
+        let stored_of = |node: usize| {
+            let Node {
+                stored_at,
+                stored_len,
+                ..
+            } = nodes[node];
+            &stored[stored_at..stored_at + stored_len as usize]
+        };
+        let leaf = leaves + first;
+        // The upper path's unions in one cover, where there is room for it.
+        let mut cover = None;
+        if let Some(covers) = covers {
+            if let Some(at) = covers.push_down(leaf, useful, blocks, merged) {
+                let built = covers.is_built(at) || {
+                    let mut found: [&[Range]; MAX_RUNS] = [&[]; MAX_RUNS];
+                    let mut count = 0;
+                    let mut node = at;
+                    for _ in covers.height..=*stored_height {
+                        found[count] = stored_of(node);
+                        count += usize::from(!found[count].is_empty());
+                        node >>= 1;
+                    }
+                    let union = merge_all(&mut found[..count], &[], blocks, merged);
+                    covers.build(at, union)
+                };
+                cover = built.then_some(at);
+            }
+        }
         // The unions read, past the floor; then merged smallest first (each
         // pass of the merge merges neighbours, so runs of like length meet)
         // but for the longest, which is not copied: it is merged last, in
@@ -245,7 +336,6 @@ impl<'a> FixedIndex<'a> {
         let mut found: [&[Range]; MAX_RUNS] = [&[]; MAX_RUNS];
         let mut count = 0;
         let mut gathered = 0;
-        let (within, nodes) = (&*self.within, &*self.nodes);
         canonical_nodes(leaves, first, end, |node| {
             let slot = Self::within_slot(planned, leaves, node);
             let ranges = &within[slot.start..slot.start + nodes[node].within_len as usize];
@@ -253,53 +343,31 @@ impl<'a> FixedIndex<'a> {
             found[count] = past_floor(ranges, floor);
             count += usize::from(!found[count].is_empty());
         });
-        let mut node = leaves + first;
-        for _ in 0..=self.stored_height {
-            let Node {
-                stored_at,
-                stored_len,
-                ..
-            } = nodes[node];
-            let ranges = &self.stored[stored_at..stored_at + stored_len as usize];
+        let below = match (&cover, &*covers) {
+            (Some(_), Some(covers)) => covers.height,
+            _ => *stored_height + 1,
+        };
+        let mut node = leaf;
+        for _ in 0..below.min(*stored_height + 1) {
+            let ranges = stored_of(node);
             gathered += ranges.len();
             found[count] = past_floor(ranges, floor);
             count += usize::from(!found[count].is_empty());
             node >>= 1;
         }
+        if let (Some(at), Some(covers)) = (cover, &*covers) {
+            let ranges = covers.union(at);
+            gathered += ranges.len();
+            found[count] = past_floor(ranges, floor);
+            count += usize::from(!found[count].is_empty());
+        }
         let found = &mut found[..count];
         found.sort_unstable_by_key(|ranges| ranges.len());
         let aside = found.last().copied().unwrap_or(&[]);
-        let blocks = &mut *self.blocks;
-        let mut bounds = [0usize; MAX_RUNS + 1];
-        let (mut runs, mut fill) = (0, 0);
-        if floor > 0 {
-            blocks[0] = (0, floor);
-            (runs, fill) = (1, 1);
-        }
-        for ranges in &found[..count.saturating_sub(1)] {
-            bounds[runs] = fill;
-            runs += 1;
-            blocks[fill..fill + ranges.len()].copy_from_slice(ranges);
-            fill += ranges.len();
-        }
-        bounds[runs] = fill;
-        let sorted: &[Range] = match runs {
-            0 => &[],
-            1 => &blocks[..fill],
-            _ => {
-                let (in_merged, len) = merge_sorted_runs(
-                    &mut blocks[..fill],
-                    &mut self.merged[..fill],
-                    &mut bounds[..=runs],
-                );
-                if in_merged {
-                    &self.merged[..len]
-                } else {
-                    &self.blocks[..len]
-                }
-            }
-        };
-        let (offset, covered) = best_fit_of_two(sorted, aside, size, self.useful);
+        let lead = [(0, floor)];
+        let lead: &[Range] = if floor > 0 { &lead } else { &[] };
+        let sorted = merge_all(&mut found[..count.saturating_sub(1)], lead, blocks, merged);
+        let (offset, covered) = best_fit_of_two(sorted, aside, size, useful);
         let record = floor > 0 || gathered >= FACT_FROM;
         (offset, record.then_some(covered))
     }
@@ -309,11 +377,13 @@ impl<'a> FixedIndex<'a> {
     /// recorded).
     pub(super) fn insert(
         &mut self,
+        step: usize,
         first: usize,
         end: usize,
         range: Range,
         covered: Option<usize>,
     ) -> Result<(), PlanError> {
+        let read_later = |until: u32| until as usize > step;
         let (planned, leaves, useful) = (self.planned, self.leaves, self.useful);
         if let Some(covered) = covered {
             self.facts.record(first, end - 1, covered, range, useful);
@@ -322,28 +392,69 @@ impl<'a> FixedIndex<'a> {
         // above it, which have received every range it has.
         let mut node = leaves + first;
         for _ in 0..=self.within_height {
-            let slot = Self::within_slot(planned, leaves, node);
-            let mut store = Slot {
-                ranges: &mut self.within[slot],
-                len: &mut self.nodes[node].within_len,
-            };
-            if !add_range(&mut store, range, useful)? {
-                break;
+            if read_later(self.nodes[node].within_until) {
+                let slot = Self::within_slot(planned, leaves, node);
+                let mut store = Slot {
+                    ranges: &mut self.within[slot],
+                    len: &mut self.nodes[node].within_len,
+                };
+                if !add_range(&mut store, range, useful)? {
+                    break;
+                }
             }
             node >>= 1;
         }
         let mut result = Ok(());
-        let (stored, nodes) = (&mut *self.stored, &mut *self.nodes);
+        let (stored, nodes, covers) = (&mut *self.stored, &mut *self.nodes, &mut self.covers);
         canonical_nodes(leaves, first, end, |node| {
-            if result.is_ok() {
+            if result.is_ok() && read_later(nodes[node].stored_until) {
                 let slot = nodes[node].stored_at..nodes[node + 1].stored_at;
                 let mut store = Slot {
                     ranges: &mut stored[slot],
                     len: &mut nodes[node].stored_len,
                 };
                 result = add_range(&mut store, range, useful).map(|_| ());
+                if let Some(covers) = covers {
+                    if leaves.trailing_zeros() - node.ilog2() >= covers.height {
+                        covers.insert(node, range, useful);
+                    }
+                }
             }
         });
         result
+    }
+}
+
+/// The union of `lead` and the sorted runs `runs`, copied into `blocks`
+/// and merged there or in `merged` (both long enough for them all).
+fn merge_all<'m>(
+    runs: &mut [&[Range]],
+    lead: &[Range],
+    blocks: &'m mut [Range],
+    merged: &'m mut [Range],
+) -> &'m [Range] {
+    let mut bounds = [0usize; MAX_RUNS + 2];
+    let (mut count, mut fill) = (0, 0);
+    for ranges in core::iter::once(&lead).chain(runs.iter()) {
+        if !ranges.is_empty() {
+            bounds[count] = fill;
+            count += 1;
+            blocks[fill..fill + ranges.len()].copy_from_slice(ranges);
+            fill += ranges.len();
+        }
+    }
+    bounds[count] = fill;
+    if count <= 1 {
+        return &blocks[..fill];
+    }
+    let (in_merged, len) = merge_sorted_runs(
+        &mut blocks[..fill],
+        &mut merged[..fill],
+        &mut bounds[..=count],
+    );
+    if in_merged {
+        &merged[..len]
+    } else {
+        &blocks[..len]
     }
 }

@@ -31,6 +31,7 @@
 //! peak in `O(n log n)`. Scratch `4n` words for each (the
 //! tree uses at most `3.5n`).
 
+mod covers;
 mod index;
 
 use self::index::{indexed_scratch_bytes, FixedIndex};
@@ -394,7 +395,7 @@ fn tree_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     let index = match indexed {
         true => {
             let sizes = by_first.iter().map(|&i| tensors.at(i as usize).size);
-            FixedIndex::new(starts_by, sizes.min().unwrap_or(1), scratch)
+            FixedIndex::new(starts_by, step_position, sizes.min().unwrap_or(1), scratch)
         }
         false => None,
     };
@@ -508,7 +509,7 @@ fn place_indexed<L: InputList<Item = TensorLifetime> + ?Sized>(
             .ok_or(PlanError::Overflow { tensor })?;
         offsets[p] = offset;
         arena = arena.max(end);
-        index.insert(p, end_position, (offset, end), covered)?;
+        index.insert(step, p, end_position, (offset, end), covered)?;
     }
     Ok(arena)
 }
@@ -1128,10 +1129,15 @@ mod tests {
         for round in 0..400 {
             let planned = 1 + rng.below(if round % 10 == 0 { 5000 } else { 300 });
             let starts_by = spans(&mut rng, planned, round % 4);
+            let steps: Vec<u32> = (0..planned as u32).collect();
             let bound = index::indexed_scratch_bytes(planned).unwrap();
             let mut room = words(bound + 8);
-            let fitted =
-                FixedIndex::new(&starts_by, 1, &mut Scratch::new(&mut bytes(&mut room)[4..]));
+            let fitted = FixedIndex::new(
+                &starts_by,
+                &steps,
+                1,
+                &mut Scratch::new(&mut bytes(&mut room)[4..]),
+            );
             assert!(fitted.is_some(), "round {round}: {planned} positions");
         }
     }
@@ -1176,6 +1182,35 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_index_plans_alike_whatever_room_its_covers_have() {
+        // A training step in workspaces from the stated size down to the
+        // 4-word form's: the covers have less and less room, are compacted,
+        // then dropped, then not kept at all; the plan never changes.
+        let mut rng = crate::rng::XorShift(0x5EED_C0FE);
+        let tensors = training_step(&mut rng, 2000);
+        let n = tensors.len();
+        let main = crate::try_plan_offsets(&tensors).unwrap();
+        let main = (main.offsets, main.arena_size);
+        let (least, full) = (
+            plan_offsets_scratch_bytes(n).unwrap(),
+            plan_offsets_indexed_scratch_bytes(n).unwrap(),
+        );
+        covers::ROOM_EVENTS.with(|events| events.set((0, 0)));
+        for step in 0..=40 {
+            let workspace = full - (full - least) * step / 40;
+            let plan = plan_within(&tensors, workspace, |tensors, scratch, emit| {
+                try_plan_offsets_indexed_in(tensors, scratch, emit)
+            });
+            assert_eq!(plan.unwrap(), main, "{workspace} bytes");
+        }
+        let (compacted, dropped) = covers::ROOM_EVENTS.with(|events| events.get());
+        assert!(
+            compacted > 0 && dropped > 0,
+            "{compacted} compactions, {dropped} drops"
+        );
     }
 
     #[test]
