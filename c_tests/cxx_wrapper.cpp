@@ -468,6 +468,13 @@ void workspace_forms_match_the_main_calls_and_allocate_nothing() {
     CHECK(cxx_allocations == before);
     CHECK(arena && *arena == plan->arena_size && offsets == plan->offsets);
     CHECK(ws_peak && *ws_peak == *peak);
+    std::vector<std::uint64_t> room(aether::plan_offsets_indexed_workspace_size(n) / 8 + 1);
+    std::vector<std::size_t> indexed(n, 7);
+    const std::size_t ahead = cxx_allocations;
+    const auto indexed_arena = aether::plan_offsets_in_indexed_workspace(
+        tensors.data(), n, room.data(), room.size() * 8, indexed.data());
+    CHECK(cxx_allocations == ahead);
+    CHECK(indexed_arena && *indexed_arena == plan->arena_size && indexed == plan->offsets);
   }
 
   const std::vector<aether_edge> bypass = {{0, 3}, {2, 3}, {0, 1}, {1, 2}, {0, 2}};

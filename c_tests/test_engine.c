@@ -394,6 +394,26 @@ static void test_the_indexed_workspace_planner_matches_and_does_not_allocate(voi
     CHECK(offsets[0] == 7 && offsets[1] == 7 && offsets[2] == 7 && value == 7);
     CHECK(aether_plan_offsets_indexed_workspace_size(SIZE_MAX / 2) == SIZE_MAX);
   }
+  {
+    /* A workspace_size past the buffer: only the bytes the size function
+     * gives are used, never the ones after them. */
+    size_t n = 3000 - 3000 % 3, i, arena, heap_arena, full = aether_plan_offsets_indexed_workspace_size(n);
+    unsigned char *room = malloc(full + 64);
+    CHECK(room != NULL);
+    for (i = 0; i < n; i++) {
+      size_t layer = i / 3, turn = 2 * (n / 3);
+      t[i].size = 64 * (1 + (i * 7919) % 500);
+      t[i].first_use = i % 3 == 2 ? turn - 1 - layer : layer;
+      t[i].last_use = i % 3 == 0 ? turn - 1 - layer : i % 3 == 1 ? layer : turn - layer;
+    }
+    memset(room + full, 0x5A, 64);
+    CHECK(aether_plan_offsets(t, n, heap_offsets, &heap_arena) == AETHER_STATUS_OK);
+    CHECK(aether_plan_offsets_in_indexed_workspace(t, n, room, SIZE_MAX, ws_offsets, &arena) ==
+          AETHER_STATUS_OK);
+    CHECK(arena == heap_arena && memcmp(ws_offsets, heap_offsets, n * sizeof(size_t)) == 0);
+    for (i = 0; i < 64; i++) CHECK(room[full + i] == 0x5A);
+    free(room);
+  }
   free(workspace);
   CHECK(differ == 0);
   CHECK(allocated == 0);

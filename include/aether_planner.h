@@ -913,7 +913,9 @@ size_t aether_plan_offsets_indexed_workspace_size(size_t tensor_count);
  *
  * `workspace` holds `workspace_size` bytes, aligned for `size_t`; it needs
  * at least `aether_plan_offsets_workspace_size(tensor_count)` bytes, else
- * `BUFFER_TOO_SMALL` with nothing written. The conflicting pairs are
+ * `BUFFER_TOO_SMALL` with nothing written; of a larger one it uses the
+ * first `workspace_size` bytes, at most
+ * `aether_plan_offsets_indexed_workspace_size(tensor_count)`. The conflicting pairs are
  * counted first (O(n log n)). From 256 pairs per tensor on (and past 128
  * tensors, on 64-bit targets), an index of coalesced unions of the placed
  * byte ranges is laid out beyond the first 4 words per tensor, at the
@@ -930,8 +932,8 @@ size_t aether_plan_offsets_indexed_workspace_size(size_t tensor_count);
  * index and its cache touch the bytes their table needs: on a training
  * step of 10^6 to 4 x 10^6 tensors (each activation live from its forward
  * to its backward node) about 700 per tensor. Overlaps and other errors as for
- * `aether_plan_offsets_in_workspace`; the whole `workspace_size` bytes
- * overlap no other argument.
+ * `aether_plan_offsets_in_workspace`; the bytes it may use overlap no
+ * other argument.
  *
  * # Safety
  * As for `aether_plan_offsets`; `workspace` points to `workspace_size`

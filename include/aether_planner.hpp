@@ -525,6 +525,25 @@ inline result<std::size_t> plan_offsets_in_workspace(const aether_tensor_lifetim
   return arena;
 }
 
+inline std::size_t plan_offsets_indexed_workspace_size(std::size_t tensor_count) noexcept {
+  return aether_plan_offsets_indexed_workspace_size(tensor_count);
+}
+
+/* The same plan over the whole workspace (at least plan_offsets_workspace_size
+ * bytes, at most plan_offsets_indexed_workspace_size are used): near-linear
+ * where many tensors conflict at once. */
+inline result<std::size_t> plan_offsets_in_indexed_workspace(const aether_tensor_lifetime* tensors,
+                                                             std::size_t tensor_count,
+                                                             void* workspace,
+                                                             std::size_t workspace_size,
+                                                             std::size_t* offsets_out) noexcept {
+  std::size_t arena = 0;
+  const aether_status status = aether_plan_offsets_in_indexed_workspace(
+      tensors, tensor_count, workspace, workspace_size, offsets_out, &arena);
+  if (status != AETHER_STATUS_OK) return detail::failure<std::size_t>(detail::status_only(status));
+  return arena;
+}
+
 inline std::size_t peak_live_bytes_workspace_size(std::size_t tensor_count) noexcept {
   return aether_peak_live_bytes_workspace_size(tensor_count);
 }

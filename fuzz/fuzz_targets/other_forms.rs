@@ -1,5 +1,6 @@
 //! The forms the other targets do not drive, each against the main form it
-//! must equal: the three `*_in_workspace` forms (the workspace exact, one
+//! must equal: the four `*_in_workspace` forms, the indexed one among them
+//! (the workspace exact, one
 //! byte short, or declared far larger than it is; sometimes placed over an
 //! input or an output, which must be OVERLAPPING_BUFFERS with nothing
 //! written), the any-order reduction on a permuted numbering (the strict
@@ -149,6 +150,64 @@ fn offsets(bytes: &mut Bytes, offer: Offer) {
     }
     if peak_ws != AETHER_STATUS_OK {
         assert_eq!(peak, POISON);
+    }
+    indexed(&tensors, offer, (plan_main, &offsets, arena));
+}
+
+/// The indexed form on the same table, over its own larger workspace
+/// (a short one is a byte short of the 4-word form's need): the main
+/// form's status and plan, or the offer's refusal with nothing written.
+fn indexed(
+    tensors: &[aether_tensor_lifetime],
+    offer: Offer,
+    (plan_main, offsets, arena): (aether_status, &[usize], usize),
+) {
+    let n = tensors.len();
+    let most = aether_plan_offsets_indexed_workspace_size(n);
+    assert!(most >= aether_plan_offsets_workspace_size(n));
+    let mut memory = vec![0u64; most / 8 + 3 * n];
+    let base = memory.as_mut_ptr();
+    let input = match offer {
+        Offer::OverInput => {
+            let inside = base.cast::<aether_tensor_lifetime>();
+            unsafe { core::ptr::copy_nonoverlapping(tensors.as_ptr(), inside, n) };
+            inside.cast_const()
+        }
+        _ => tensors.as_ptr(),
+    };
+    let mut out = vec![POISON; n];
+    let out_ptr = if offer == Offer::OverOutput {
+        base.cast::<usize>()
+    } else {
+        out.as_mut_ptr()
+    };
+    let size = match offer {
+        Offer::Short => aether_plan_offsets_workspace_size(n) - 1,
+        Offer::Generous => usize::MAX,
+        _ => most,
+    };
+    let mut ws_arena = POISON;
+    let status = unsafe {
+        aether_plan_offsets_in_indexed_workspace(
+            input,
+            n,
+            base.cast(),
+            size,
+            out_ptr,
+            &mut ws_arena,
+        )
+    };
+    let expected = match offer {
+        Offer::Short => AETHER_STATUS_BUFFER_TOO_SMALL,
+        Offer::OverInput | Offer::OverOutput => AETHER_STATUS_OVERLAPPING_BUFFERS,
+        Offer::Exact | Offer::Generous => plan_main,
+    };
+    assert_eq!(status, expected);
+    if status == AETHER_STATUS_OK {
+        assert_eq!((out.as_slice(), ws_arena), (offsets, arena));
+    } else {
+        assert!(out.iter().all(|&o| o == POISON));
+        assert_eq!(ws_arena, POISON);
     }
 }
 

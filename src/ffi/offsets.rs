@@ -650,7 +650,9 @@ pub extern "C" fn aether_plan_offsets_indexed_workspace_size(tensor_count: usize
 ///
 /// `workspace` holds `workspace_size` bytes, aligned for `size_t`; it needs
 /// at least `aether_plan_offsets_workspace_size(tensor_count)` bytes, else
-/// `BUFFER_TOO_SMALL` with nothing written. The conflicting pairs are
+/// `BUFFER_TOO_SMALL` with nothing written; of a larger one it uses the
+/// first `workspace_size` bytes, at most
+/// `aether_plan_offsets_indexed_workspace_size(tensor_count)`. The conflicting pairs are
 /// counted first (O(n log n)). From 256 pairs per tensor on (and past 128
 /// tensors, on 64-bit targets), an index of coalesced unions of the placed
 /// byte ranges is laid out beyond the first 4 words per tensor, at the
@@ -667,8 +669,8 @@ pub extern "C" fn aether_plan_offsets_indexed_workspace_size(tensor_count: usize
 /// index and its cache touch the bytes their table needs: on a training
 /// step of 10^6 to 4 x 10^6 tensors (each activation live from its forward
 /// to its backward node) about 700 per tensor. Overlaps and other errors as for
-/// `aether_plan_offsets_in_workspace`; the whole `workspace_size` bytes
-/// overlap no other argument.
+/// `aether_plan_offsets_in_workspace`; the bytes it may use overlap no
+/// other argument.
 ///
 /// # Safety
 /// As for `aether_plan_offsets`; `workspace` points to `workspace_size`
@@ -688,13 +690,15 @@ pub unsafe extern "C" fn aether_plan_offsets_in_indexed_workspace(
         let tensors_in = RawInput::new(tensors, tensor_count)?;
         let needed = plan_offsets_scratch_bytes(tensor_count);
         workspace_region(workspace, workspace_size, needed)?;
-        // All of it may be used.
-        let work = workspace_region(workspace, workspace_size, Some(workspace_size))?;
+        // Up to the bytes its size function gives, as for every workspace.
+        let most = plan_offsets_indexed_scratch_bytes(tensor_count).unwrap_or(usize::MAX);
+        let usable = workspace_size.min(most);
+        let work = workspace_region(workspace, usable, Some(usable))?;
         let offsets = region(offsets_out, tensor_count);
         let arena = region(arena_size_out, 1);
         disjoint(&[work, offsets, arena])?;
         disjoint(&[work, region(tensors, tensor_count)])?;
-        let mut scratch = scratch_of(workspace, workspace_size);
+        let mut scratch = scratch_of(workspace, usable);
         let arena = try_plan_offsets_indexed_in(&tensors_in, &mut scratch, |i, offset| {
             offsets_out.add(i).write(offset)
         })
