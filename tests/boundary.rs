@@ -157,6 +157,24 @@ fn offsets_entry_points_agree_with_brute_force() {
             (status, &in_ws, arena_ws),
             (AETHER_STATUS_OK, &offsets, arena)
         );
+        let bytes = aether_plan_offsets_indexed_workspace_size(n);
+        assert!(bytes >= aether_plan_offsets_workspace_size(n));
+        let mut room = workspace(bytes);
+        let (mut indexed, mut arena_ix) = (vec![usize::MAX; n], 0);
+        let status = unsafe {
+            aether_plan_offsets_in_indexed_workspace(
+                tensors.as_ptr(),
+                n,
+                room.as_mut_ptr().cast(),
+                bytes,
+                indexed.as_mut_ptr(),
+                &mut arena_ix,
+            )
+        };
+        assert_eq!(
+            (status, &indexed, arena_ix),
+            (AETHER_STATUS_OK, &offsets, arena)
+        );
 
         let mut peak = 0;
         let mut peak_ws = 0;

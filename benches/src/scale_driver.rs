@@ -146,11 +146,24 @@ pub fn run(args: &[String]) {
 /// an engine that allocates nothing at run time holds them. Its lower bound
 /// is the peak; it proves nothing.
 fn run_in_workspace(tensors: &[TensorLifetime], peak: usize, input_kib: u64) {
+    time_heap_free(tensors, peak, input_kib, workspace_words, plan_in_workspace);
+}
+
+/// A heap-free form timed alone: the C table, a zeroed workspace of
+/// `words(n)` words (pages the call does not touch stay out of the
+/// resident memory) and the offsets are made first; `plan` is the call.
+fn time_heap_free(
+    tensors: &[TensorLifetime],
+    peak: usize,
+    input_kib: u64,
+    words: impl FnOnce(usize) -> usize,
+    plan: impl FnOnce(&[aether_tensor_lifetime], &mut [u64], &mut [usize]) -> usize,
+) {
     let table = c_table(tensors);
-    let mut workspace = vec![0u64; workspace_words(table.len())];
+    let mut workspace = vec![0u64; words(table.len())];
     let mut offsets = vec![0usize; table.len()];
     let started = Instant::now();
-    let arena = plan_in_workspace(&table, &mut workspace, &mut offsets);
+    let arena = plan(&table, &mut workspace, &mut offsets);
     let seconds = started.elapsed().as_secs_f64();
     let rss_kib = resident_kib("VmHWM:");
     print_run(
@@ -172,36 +185,30 @@ fn run_in_indexed_workspace(tensors: &[TensorLifetime], peak: usize, input_kib: 
     use aether_planner::ffi::{
         aether_plan_offsets_in_indexed_workspace, aether_plan_offsets_indexed_workspace_size,
     };
-    let table = c_table(tensors);
-    let n = table.len();
-    let bytes = aether_plan_offsets_indexed_workspace_size(n);
-    // Zeroed pages the call does not touch stay out of the resident memory.
-    let mut workspace = vec![0u64; bytes.div_ceil(8)];
-    let mut offsets = vec![0usize; n];
-    let mut arena = 0usize;
-    let started = Instant::now();
-    // SAFETY: the table, the workspace (`bytes` bytes) and the offsets (one
-    // per tensor) are this call's, and none overlaps another.
-    let status = unsafe {
-        aether_plan_offsets_in_indexed_workspace(
-            table.as_ptr(),
-            n,
-            workspace.as_mut_ptr().cast(),
-            bytes,
-            offsets.as_mut_ptr(),
-            &mut arena,
-        )
-    };
-    let seconds = started.elapsed().as_secs_f64();
-    assert_eq!(status, 0, "aether_plan_offsets_in_indexed_workspace failed");
-    let rss_kib = resident_kib("VmHWM:");
-    print_run(
+    let bytes = |n| aether_plan_offsets_indexed_workspace_size(n).div_ceil(8);
+    time_heap_free(
         tensors,
         peak,
-        (arena, peak, false),
-        seconds,
-        (rss_kib, input_kib),
-        &offsets,
+        input_kib,
+        bytes,
+        |table, workspace, offsets| {
+            let mut arena = 0usize;
+            // SAFETY: the table, the workspace (its stated bytes, rounded up to
+            // words) and the offsets (one per tensor) are this call's, and none
+            // overlaps another.
+            let status = unsafe {
+                aether_plan_offsets_in_indexed_workspace(
+                    table.as_ptr(),
+                    table.len(),
+                    workspace.as_mut_ptr().cast(),
+                    aether_plan_offsets_indexed_workspace_size(table.len()),
+                    offsets.as_mut_ptr(),
+                    &mut arena,
+                )
+            };
+            assert_eq!(status, 0, "aether_plan_offsets_in_indexed_workspace failed");
+            arena
+        },
     );
 }
 

@@ -79,20 +79,8 @@ fn offsets(bytes: &mut Bytes, offer: Offer) {
     // Words for the workspace, and room for the tensors right after it.
     let mut memory = vec![0u64; needed / 8 + 3 * n];
     let base = memory.as_mut_ptr();
-    let input = match offer {
-        Offer::OverInput => {
-            let inside = base.cast::<aether_tensor_lifetime>();
-            unsafe { core::ptr::copy_nonoverlapping(tensors.as_ptr(), inside, n) };
-            inside.cast_const()
-        }
-        _ => tensors.as_ptr(),
-    };
     let mut out = vec![POISON; n];
-    let out_ptr = if offer == Offer::OverOutput {
-        base.cast::<usize>()
-    } else {
-        out.as_mut_ptr()
-    };
+    let (input, out_ptr) = placed(offer, base, &tensors, &mut out);
     let mut ws_arena = POISON;
     let (plan, peak_ws) = unsafe {
         (
@@ -154,6 +142,29 @@ fn offsets(bytes: &mut Bytes, offer: Offer) {
     indexed(&tensors, offer, (plan_main, &offsets, arena));
 }
 
+/// The table and output pointers an offer passes: the table copied to the
+/// workspace's start (`OverInput`), the output at its start (`OverOutput`),
+/// else the caller's own.
+fn placed(
+    offer: Offer,
+    base: *mut u64,
+    tensors: &[aether_tensor_lifetime],
+    out: &mut [usize],
+) -> (*const aether_tensor_lifetime, *mut usize) {
+    let input = match offer {
+        Offer::OverInput => {
+            let inside = base.cast::<aether_tensor_lifetime>();
+            unsafe { core::ptr::copy_nonoverlapping(tensors.as_ptr(), inside, tensors.len()) };
+            inside.cast_const()
+        }
+        _ => tensors.as_ptr(),
+    };
+    match offer {
+        Offer::OverOutput => (input, base.cast::<usize>()),
+        _ => (input, out.as_mut_ptr()),
+    }
+}
+
 /// The indexed form on the same table, over its own larger workspace
 /// (a short one is a byte short of the 4-word form's need): the main
 /// form's status and plan, or the offer's refusal with nothing written.
@@ -167,20 +178,8 @@ fn indexed(
     assert!(most >= aether_plan_offsets_workspace_size(n));
     let mut memory = vec![0u64; most / 8 + 3 * n];
     let base = memory.as_mut_ptr();
-    let input = match offer {
-        Offer::OverInput => {
-            let inside = base.cast::<aether_tensor_lifetime>();
-            unsafe { core::ptr::copy_nonoverlapping(tensors.as_ptr(), inside, n) };
-            inside.cast_const()
-        }
-        _ => tensors.as_ptr(),
-    };
     let mut out = vec![POISON; n];
-    let out_ptr = if offer == Offer::OverOutput {
-        base.cast::<usize>()
-    } else {
-        out.as_mut_ptr()
-    };
+    let (input, out_ptr) = placed(offer, base, tensors, &mut out);
     let size = match offer {
         Offer::Short => aether_plan_offsets_workspace_size(n) - 1,
         Offer::Generous => usize::MAX,

@@ -62,9 +62,7 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     scratch: &mut Scratch<'_>,
     emit: impl FnMut(usize, usize),
 ) -> Result<usize, PlanError> {
-    check_lifetimes(tensors)?;
-    let n = tensors.count();
-    let planned = (0..n).filter(|&i| tensors.at(i).size > 0).count();
+    let planned = checked_planned(tensors)?;
     // Small tables skip the density estimate, which would cost about what
     // their plan does.
     if planned <= SCAN_UP_TO {
@@ -84,12 +82,9 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
                 || scratch
                     .scoped(|counting| pairs_at_least(tensors, planned, counting, SCAN_DENSE_FROM)))
     };
-    // The tree's positions and ranks are 32-bit, and its arrays fit the
-    // workspace where a word holds two of them.
-    let tree_fits = u32::try_from(n).is_ok() && usize::BITS >= 64;
     if dense() {
         scan_in(tensors, scratch, emit, true)
-    } else if !tree_fits {
+    } else if !tree_fits(tensors.count()) {
         scan_in(tensors, scratch, emit, false)
     } else {
         tree_in(tensors, scratch, emit, planned, false)
@@ -115,16 +110,13 @@ pub(crate) fn try_plan_offsets_indexed_in<L: InputList<Item = TensorLifetime> + 
     scratch: &mut Scratch<'_>,
     emit: impl FnMut(usize, usize),
 ) -> Result<usize, PlanError> {
-    check_lifetimes(tensors)?;
-    let n = tensors.count();
-    let planned = (0..n).filter(|&i| tensors.at(i).size > 0).count();
-    let tree_fits = u32::try_from(n).is_ok() && usize::BITS >= 64;
+    let planned = checked_planned(tensors)?;
     let mut many_pairs = || {
         scratch
             .scoped(|counting| conflicting_pairs(tensors, planned, counting))
             .is_some_and(|pairs| pairs >= (INDEX_FROM_PAIRS_PER_TENSOR * planned) as u128)
     };
-    if planned <= SCAN_UP_TO || !tree_fits || !many_pairs() {
+    if planned <= SCAN_UP_TO || !tree_fits(tensors.count()) || !many_pairs() {
         return try_plan_offsets_in(tensors, scratch, emit);
     }
     tree_in(tensors, scratch, emit, planned, true)
@@ -137,6 +129,22 @@ pub(crate) fn try_plan_offsets_indexed_in<L: InputList<Item = TensorLifetime> + 
 /// tensor: on the sparse shape families (1 to 50 pairs per tensor) the
 /// index took 2 to 4 times as long.
 const INDEX_FROM_PAIRS_PER_TENSOR: usize = 256;
+
+/// The tensors of non-zero size, once every lifetime is checked.
+fn checked_planned<L: InputList<Item = TensorLifetime> + ?Sized>(
+    tensors: &L,
+) -> Result<usize, PlanError> {
+    check_lifetimes(tensors)?;
+    Ok((0..tensors.count())
+        .filter(|&i| tensors.at(i).size > 0)
+        .count())
+}
+
+/// Whether the tree fits `n` tensors: its positions and ranks are 32-bit,
+/// and its arrays fit the workspace where a word holds two of them.
+fn tree_fits(n: usize) -> bool {
+    u32::try_from(n).is_ok() && usize::BITS >= 64
+}
 
 /// Whether at least one pair in `one_in` of the `planned` tensors of
 /// `tensors` conflicts, counted exactly by [`conflicting_pairs`]; `false`
