@@ -668,7 +668,7 @@ pub extern "C" fn aether_plan_offsets_indexed_workspace_size(tensor_count: usize
 /// they run out the cache is compacted or dropped, never the plan. The
 /// index and its cache touch the bytes their table needs: on a training
 /// step of 10^6 to 4 x 10^6 tensors (each activation live from its forward
-/// to its backward node) about 700 per tensor. Overlaps and other errors as for
+/// to its backward node) 700 to 800 per tensor, the table included. Overlaps and other errors as for
 /// `aether_plan_offsets_in_workspace`; the bytes it may use overlap no
 /// other argument.
 ///

@@ -230,11 +230,7 @@ impl<'a> Covers<'a> {
     /// `height`, at or above the covers'): in its cover if built, else in
     /// its lazy union.
     pub(super) fn insert(&mut self, node: usize, range: Range, useful: usize) {
-        if node >= self.base {
-            if self.is_built(node) {
-                self.add(node, range, useful);
-            }
-        } else {
+        if node < self.base || self.is_built(node) {
             self.add(node, range, useful);
         }
     }

@@ -43,7 +43,6 @@ use crate::offsets::greedy::{
     add_range, best_fit_of_two, canonical_nodes, cover_height_of, merge_sorted_runs, past_floor,
     Facts, RangeStore, FACT_FROM,
 };
-use crate::sys::pages::prefetch;
 use crate::sys::scratch::{array_bytes, Scratch};
 
 type Range = (usize, usize);
@@ -243,39 +242,6 @@ impl<'a> FixedIndex<'a> {
         let j = node - (leaves >> height);
         let start = height as usize * planned + (j << height);
         start..start + (1usize << height).min(planned - (j << height))
-    }
-
-    /// Asks the cache for what the placements of the tensors at positions
-    /// `near` and `far` (a few steps later) read first: the nodes on the
-    /// path from `far`'s leaf, and the last ranges (those past a floor) of
-    /// the `stored` unions on `near`'s. Placement order is by size, so at
-    /// scale each is a cache miss; a hint only.
-    #[inline]
-    pub(super) fn prefetch(&self, near: Option<usize>, far: Option<usize>) {
-        if let Some(far) = far {
-            let mut node = self.leaves + far;
-            for _ in 0..=self.stored_height {
-                prefetch(&self.nodes[node]);
-                node >>= 1;
-            }
-        }
-        if let Some(near) = near {
-            let mut node = self.leaves + near;
-            for _ in 0..=self.stored_height {
-                let Node {
-                    stored_at,
-                    stored_len,
-                    ..
-                } = self.nodes[node];
-                if let Some(last) = self
-                    .stored
-                    .get((stored_at + stored_len as usize).wrapping_sub(1))
-                {
-                    prefetch(last);
-                }
-                node >>= 1;
-            }
-        }
     }
 
     /// The offset best fit gives a tensor of `size` bytes spanning

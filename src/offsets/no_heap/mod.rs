@@ -25,6 +25,11 @@
 //! positions, and on targets of 32-bit words, where the tree's arrays
 //! would not fit the 4 words per tensor.
 //!
+//! Where the caller gives more room, the indexed form
+//! ([`try_plan_offsets_indexed_in`]) makes the same plan through coalesced
+//! unions of the placed ranges kept in it ([`index`], cached by
+//! [`covers`]), near-linear where the pairs are quadratic.
+//!
 //! Complexity: offsets in `O(n log n + Σ_i k_i log n)` time for `k_i`
 //! conflicting tensors placed before tensor `i`, `O((n + E) log n)` for
 //! `E` conflicting pairs (the scan's `O(n²)` where it remains); the
@@ -63,6 +68,17 @@ pub(crate) fn try_plan_offsets_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     emit: impl FnMut(usize, usize),
 ) -> Result<usize, PlanError> {
     let planned = checked_planned(tensors)?;
+    plan_checked_in(tensors, scratch, emit, planned)
+}
+
+/// [`try_plan_offsets_in`] of a table whose lifetimes are checked, with
+/// `planned` tensors of non-zero size.
+fn plan_checked_in<L: InputList<Item = TensorLifetime> + ?Sized>(
+    tensors: &L,
+    scratch: &mut Scratch<'_>,
+    emit: impl FnMut(usize, usize),
+    planned: usize,
+) -> Result<usize, PlanError> {
     // Small tables skip the density estimate, which would cost about what
     // their plan does.
     if planned <= SCAN_UP_TO {
@@ -117,7 +133,7 @@ pub(crate) fn try_plan_offsets_indexed_in<L: InputList<Item = TensorLifetime> + 
             .is_some_and(|pairs| pairs >= (INDEX_FROM_PAIRS_PER_TENSOR * planned) as u128)
     };
     if planned <= SCAN_UP_TO || !tree_fits(tensors.count()) || !many_pairs() {
-        return try_plan_offsets_in(tensors, scratch, emit);
+        return plan_checked_in(tensors, scratch, emit, planned);
     }
     tree_in(tensors, scratch, emit, planned, true)
 }
@@ -505,8 +521,6 @@ fn place_indexed<L: InputList<Item = TensorLifetime> + ?Sized>(
 ) -> Result<usize, PlanError> {
     let mut arena = 0;
     for (step, &position) in step_position.iter().enumerate() {
-        let ahead = |steps: usize| step_position.get(step + steps).map(|&p| p as usize);
-        index.prefetch(ahead(AHEAD), ahead(2 * AHEAD));
         let p = position as usize;
         let tensor = by_first[p] as usize;
         let size = tensors.at(tensor).size;
