@@ -85,7 +85,10 @@
 //!
 //! The conflicts are counted first (`O(n log n)`); when their lists would
 //! pass [`LIST_ENTRY_LIMIT`](super::conflicts::LIST_ENTRY_LIMIT) entries, [`scalable`] plans instead,
-//! with no lists: the same orderings and lowest-floor plans from the
+//! with no lists; so it does where lifetimes are short and the lists'
+//! improvement would be down to its fewest rounds
+//! ([`scalable::prefers_bands`]: the same orderings and rounds, each
+//! placement cheaper without a heap entry per conflict): the same orderings and lowest-floor plans from the
 //! tensors sorted by first use where lifetimes are short ([`band_floors`]),
 //! else from a segment tree over the timeline's sections, or from a k-d
 //! tree of lifetimes ([`kd_floors`]) where floors rise many times while
@@ -191,7 +194,7 @@ pub(crate) fn plan_knowing(
     let Some(degrees) = Degrees::count_until(tensors, starts, deadline)? else {
         return Ok(None); // out of time
     };
-    if !degrees.lists_fit() {
+    if !degrees.lists_fit() || scalable::prefers_bands(tensors, &degrees) {
         return scalable::plan(tensors, degrees, peak, deadline, greedy);
     }
     let Some(conflicts) = Conflicts::from_degrees_until(tensors, degrees, deadline)? else {

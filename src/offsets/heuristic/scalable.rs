@@ -1,5 +1,7 @@
 //! The heuristic without conflict lists, for inputs whose lists would not
-//! fit the memory allowed beyond the input ([`LIST_ENTRY_LIMIT`] entries).
+//! fit the memory allowed beyond the input ([`LIST_ENTRY_LIMIT`] entries),
+//! and for large tables of short lifetimes, where it is the faster of the
+//! two ([`prefers_bands`]).
 //!
 //! # Algorithm
 //!
@@ -60,7 +62,7 @@ use std::time::Instant;
 use super::band_floors::{band_reads, BandFloors};
 use super::kd_floors::FloorTree;
 use super::lowest_floor::{self, Parts, RadixHeap, SectionFloors};
-use super::{finish, heap_cost, improve, rounds, spread, Best, Placement, ORDERINGS};
+use super::{finish, heap_cost, improve, rounds, spread, Best, Placement, MIN_ROUNDS, ORDERINGS};
 use super::{Key, Orderings};
 use crate::error::PlanError;
 use crate::offsets::conflicts::{late, size_unit, Degrees, Sections};
@@ -323,6 +325,23 @@ fn bands_pay(reads: usize, n: usize, entries: usize) -> bool {
         <= n.saturating_add(entries)
             .saturating_mul(BAND_READS_PER_ENTRY)
         && reads <= n.saturating_mul(BAND_READS_PER_TENSOR)
+}
+
+/// Whether a table whose conflict lists would fit is planned here all the
+/// same: where its bands stay short ([`bands_pay`]) and the listed
+/// heuristic's improvement is down to its fewest rounds. The band order
+/// places the same orderings by the same rule for the same number of
+/// rounds, at a fraction of a listed placement's cost (no lists to build,
+/// no heap entry per conflict); what the lists add, first fit on the size
+/// ordering, pays on small tables, where the improvement has many rounds.
+pub(super) fn prefers_bands(tensors: &[TensorLifetime], degrees: &Degrees) -> bool {
+    let n = degrees.items.len();
+    rounds(heap_cost(n, degrees.entries)) == MIN_ROUNDS
+        && bands_pay(
+            band_reads(n, degrees.entries, degrees.reach_back(tensors)),
+            n,
+            degrees.entries,
+        )
 }
 
 /// The k-d tree's budget of visits for `n` tensors.
@@ -644,6 +663,37 @@ mod tests {
             let back = degrees.reach_back(&tensors);
             assert_eq!(band_reads(n, degrees.entries, back), reads);
             assert_eq!(bands_pay(reads, n, degrees.entries), expected);
+        }
+    }
+
+    /// Tables whose lists fit leave them for the band order only where
+    /// both hold: short bands, and an improvement down to its fewest
+    /// rounds. Small tables (MiniMalloc's have hundreds of buffers) keep
+    /// their lists and first fit; large dense ones keep them too.
+    #[test]
+    fn the_band_order_replaces_the_lists_only_on_large_short_lived_tables() {
+        let window = |n: usize| -> Vec<TensorLifetime> {
+            (0..n)
+                .map(|i| TensorLifetime::new(64 * (1 + i % 7), i, i + 10))
+                .collect()
+        };
+        let dense = |n: usize| -> Vec<TensorLifetime> {
+            (0..n).map(|i| TensorLifetime::new(64, i, n)).collect()
+        };
+        for (tensors, expected) in [
+            (window(500), false),
+            (window(40_000), true),
+            (dense(500), false),
+            (dense(2_000), false),
+        ] {
+            let degrees = Degrees::new(&tensors).unwrap();
+            assert!(degrees.lists_fit());
+            assert_eq!(
+                prefers_bands(&tensors, &degrees),
+                expected,
+                "{} tensors",
+                tensors.len()
+            );
         }
     }
 
