@@ -286,6 +286,11 @@ const FIT_REPEAT_UP_TO_S: f64 = 10.0;
 /// took under [`FIT_REPEAT_UP_TO_S`] in the sweep.
 const FIT_RUNS: usize = 5;
 
+/// Runs of each of a series' two largest sizes in [`refit`] where both
+/// took under [`SHORT_S`]: more, as they cost little and a moment's
+/// interference is a larger share of a short run.
+const QUICK_FIT_RUNS: usize = 11;
+
 /// Runs of each of a series' two largest sizes in [`refit`] where one took
 /// longer (both finished): fewer, as each costs up to the cap, but one
 /// long run alone would decide the exponent on a shared machine.
@@ -537,7 +542,9 @@ fn sweep(args: &[String]) {
             else {
                 continue;
             };
-            let count = if t1.max(t2) < FIT_REPEAT_UP_TO_S {
+            let count = if t1.max(t2) < SHORT_S {
+                QUICK_FIT_RUNS
+            } else if t1.max(t2) < FIT_REPEAT_UP_TO_S {
                 FIT_RUNS
             } else {
                 SLOW_FIT_RUNS
@@ -712,7 +719,8 @@ fn report(rows_path: &Path, out: &Path) {
          target size), and the median kept. At a \
          series' two largest sizes, where the exponents are fitted, this tree's runs (when both \
          finished) are taken again after the family's sweep, {FIT_RUNS} times each \
-         ({SLOW_FIT_RUNS} where one took {FIT_REPEAT_UP_TO_S} s or more) and alternating between \
+         ({QUICK_FIT_RUNS} where both took under {SHORT_S} s, {SLOW_FIT_RUNS} where one took \
+         {FIT_REPEAT_UP_TO_S} s or more) and alternating between \
          the two sizes, so that a change of the shared machine's load that lasts a while falls \
          on both sizes alike; the median of each is shown, and the exponents are fitted to the \
          fastest of each, since interference only adds time (and more to the larger size, whose \
