@@ -332,6 +332,15 @@ static void test_the_workspace_planner_at_scale_matches_and_does_not_allocate(vo
   CHECK(allocated == 0);
 }
 
+/* A training step's lifetimes for tensor i of n (n a multiple of 3): the
+ * activation, temporary and gradient of layer i / 3, the activations live
+ * from their forward node to their backward one. */
+static void set_training_step_lifetime(aether_tensor_lifetime *t, size_t i, size_t n) {
+  size_t layer = i / 3, turn = 2 * (n / 3);
+  t->first_use = i % 3 == 2 ? turn - 1 - layer : layer;
+  t->last_use = i % 3 == 0 ? turn - 1 - layer : i % 3 == 1 ? layer : turn - layer;
+}
+
 /* The indexed form plans as aether_plan_offsets on every shape (a training
  * step's nested activations among them), with its whole stated workspace
  * or any part of it past the 4 words per tensor, and allocates nothing. */
@@ -353,14 +362,10 @@ static void test_the_indexed_workspace_planner_matches_and_does_not_allocate(voi
       rng_state = 2000u * k + shape + 1;
       for (i = 0; i < n; i++) {
         size_t first = shape == 0 ? i : rng_below(n), length = shape == 0 ? 1 : rng_below(40);
-        if (shape == 3) { /* activation, temporary, gradient of layer i / 3 */
-          size_t layer = i / 3, turn = 2 * (n / 3);
-          first = i % 3 == 2 ? turn - 1 - layer : layer;
-          length = i % 3 == 0 ? turn - 1 - 2 * layer : i % 3 == 1 ? 0 : 1;
-        }
         t[i].size = rng_below(9) == 0 ? 0 : 16 * (1 + rng_below(200));
         t[i].first_use = first;
         t[i].last_use = first + length;
+        if (shape == 3) set_training_step_lifetime(&t[i], i, n);
       }
       if (shape == 2) {
         t[0].first_use = 0;
@@ -401,10 +406,8 @@ static void test_the_indexed_workspace_planner_matches_and_does_not_allocate(voi
     unsigned char *room = malloc(full + 64);
     CHECK(room != NULL);
     for (i = 0; i < n; i++) {
-      size_t layer = i / 3, turn = 2 * (n / 3);
       t[i].size = 64 * (1 + (i * 7919) % 500);
-      t[i].first_use = i % 3 == 2 ? turn - 1 - layer : layer;
-      t[i].last_use = i % 3 == 0 ? turn - 1 - layer : i % 3 == 1 ? layer : turn - layer;
+      set_training_step_lifetime(&t[i], i, n);
     }
     memset(room + full, 0x5A, 64);
     CHECK(aether_plan_offsets(t, n, heap_offsets, &heap_arena) == AETHER_STATUS_OK);
