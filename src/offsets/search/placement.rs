@@ -233,23 +233,42 @@ fn for_each_conflict(
 /// for their re-ranking.
 const WIDE: usize = 256;
 
-/// Maxima of the ranges of a slice: a sparse table (level `j` holds the
-/// maxima of the runs of `2^j`), or the slice itself, scanned per query.
+/// Maxima of the ranges of a slice: the maxima of its blocks of
+/// [`MAXIMA_BLOCK`] values, and a sparse table over those (level `j` holds
+/// the maxima of the runs of `2^j` blocks); a range scans at most its two
+/// partial blocks. Without the table, the slice itself is scanned per query.
+/// The table holds `O((S / B) log(S / B))` words for `S` values, where one
+/// over the values themselves would hold `O(S log S)`: at a million
+/// sections that is hundreds of megabytes, written before the first
+/// decision of a search.
 struct Maxima<'a> {
     values: &'a [usize],
+    /// Level 0: each whole block's maximum; level `j`: each run of `2^j`
+    /// whole blocks'.
     levels: Vec<Vec<usize>>,
 }
+
+/// Values per block of [`Maxima`]: a partial block is scanned, so small
+/// enough that two scans cost little, large enough that the table over
+/// the blocks stays small.
+const MAXIMA_BLOCK: usize = 64;
 
 impl<'a> Maxima<'a> {
     /// Errors: [`PlanError::OutOfMemory`] if the table cannot be had.
     fn new(values: &'a [usize], table: bool) -> Result<Self, PlanError> {
         let mut levels: Vec<Vec<usize>> = Vec::new();
-        if table {
-            fallible::reserve(&mut levels, values.len().max(1).ilog2() as usize)?;
+        let blocks = values.len() / MAXIMA_BLOCK;
+        if table && blocks > 0 {
+            fallible::reserve(&mut levels, blocks.ilog2() as usize + 1)?;
+            let whole = values.chunks_exact(MAXIMA_BLOCK);
+            levels.push(fallible::collect(
+                blocks,
+                whole.map(|block| block.iter().copied().max().unwrap_or(0)),
+            )?);
             let mut width = 1;
-            while 2 * width <= values.len() {
-                let below = levels.last().map_or(values, |level| level.as_slice());
-                let len = values.len() + 1 - 2 * width;
+            while 2 * width <= blocks {
+                let below = levels.last().map_or(&[][..], |level| level.as_slice());
+                let len = blocks + 1 - 2 * width;
                 let level =
                     fallible::collect(len, (0..len).map(|i| below[i].max(below[i + width])))?;
                 levels.push(level);
@@ -261,16 +280,18 @@ impl<'a> Maxima<'a> {
 
     /// The maximum of `values[a..b]`, `a < b`.
     fn max(&self, a: usize, b: usize) -> usize {
-        if self.levels.is_empty() {
-            return self.values[a..b].iter().copied().max().unwrap_or(0);
+        let scan = |a: usize, b: usize| self.values[a..b].iter().copied().max().unwrap_or(0);
+        // The whole blocks inside the range, `first..last`.
+        let (first, last) = (a.div_ceil(MAXIMA_BLOCK), b / MAXIMA_BLOCK);
+        if self.levels.is_empty() || first >= last {
+            return scan(a, b);
         }
-        let j = (b - a).ilog2() as usize;
-        let level = if j == 0 {
-            self.values
-        } else {
-            self.levels[j - 1].as_slice()
-        };
-        level[a].max(level[b - (1 << j)])
+        let j = (last - first).ilog2() as usize;
+        let level = &self.levels[j];
+        let blocks = level[first].max(level[last - (1 << j)]);
+        let head = scan(a, first * MAXIMA_BLOCK);
+        let tail = scan(last * MAXIMA_BLOCK, b);
+        blocks.max(head).max(tail)
     }
 }
 
@@ -326,12 +347,18 @@ mod tests {
     fn table_maxima_match_a_scan() {
         let mut rng = crate::rng::XorShift(0x94D0_49BB_1331_11EB);
         for _ in 0..100 {
-            let values: Vec<usize> = (0..1 + rng.below(70)).map(|_| rng.below(1000)).collect();
+            let longest = if rng.below(4) == 0 { 1200 } else { 70 };
+            let len = 1 + rng.below(longest);
+            let values: Vec<usize> = (0..len).map(|_| rng.below(1000)).collect();
             let (table, scan) = (
                 Maxima::new(&values, true).unwrap(),
                 Maxima::new(&values, false).unwrap(),
             );
-            for a in 0..values.len() {
+            // Every range of short slices; on long ones, ranges from a
+            // sample of starts (every block boundary and its neighbours).
+            let starts = (0..values.len())
+                .filter(|&a| len <= 70 || a % 64 <= 1 || a % 64 == 63 || a % 97 == 5);
+            for a in starts {
                 for b in a + 1..=values.len() {
                     let expected = values[a..b].iter().copied().max().unwrap();
                     assert_eq!(table.max(a, b), expected, "{a}..{b} of {values:?}");
