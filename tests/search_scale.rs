@@ -208,8 +208,25 @@ mod ladders {
 
     const CHILD: &str = "AETHER_SEARCH_SCALE_CHILD";
 
-    /// Limits above the child's size before each call, in MiB.
-    const LADDER: [u64; 12] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096];
+    /// Limits above the child's size before each call, in KiB: from below
+    /// what the smallest calls need (a 5,000-tensor search needs less than
+    /// a MiB beyond what the child has mapped) to more than any needs.
+    const LADDER: [u64; 14] = [
+        64,
+        256,
+        1 << 10,
+        2 << 10,
+        4 << 10,
+        8 << 10,
+        16 << 10,
+        32 << 10,
+        64 << 10,
+        128 << 10,
+        256 << 10,
+        512 << 10,
+        1024 << 10,
+        4096 << 10,
+    ];
 
     /// Which entry point, and for `aether_plan_problem` whether the problem
     /// has constraints (every fourth tensor aligned to 256, tensor 0 fixed
@@ -285,10 +302,10 @@ mod ladders {
             .map(|t| TensorLifetime::new(t.size, t.first_use, t.last_use))
             .collect();
         let mut lines = Vec::with_capacity(LADDER.len());
-        for mib in LADDER {
+        for kib in LADDER {
             offsets.fill(UNWRITTEN);
             let base = limit::current_size();
-            limit::address_space(base + (mib << 20));
+            limit::address_space(base + (kib << 10));
             // SAFETY: arrays of `count` elements, initialised structs.
             let status = unsafe {
                 match entry {
@@ -312,7 +329,7 @@ mod ladders {
             limit::address_space(u64::MAX);
             if status == AETHER_STATUS_OK {
                 let (overlap, highest) = first_overlap(&plain, &offsets, 64);
-                assert_eq!(overlap, None, "limit+{mib}MiB: overlapping tensors");
+                assert_eq!(overlap, None, "limit+{kib}KiB: overlapping tensors");
                 assert!(highest <= report.arena_size);
                 if constrained {
                     assert_eq!(offsets[0], 0, "the fixed offset");
@@ -321,7 +338,7 @@ mod ladders {
             } else if status == AETHER_STATUS_OUT_OF_MEMORY {
                 assert!(offsets.iter().all(|&o| o == UNWRITTEN), "written on error");
             }
-            lines.push(format!("limit+{mib}MiB status={status}"));
+            lines.push(format!("limit+{kib}KiB status={status}"));
         }
         for line in lines {
             println!("{line}");
