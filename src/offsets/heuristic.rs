@@ -84,11 +84,10 @@
 //! # At scale
 //!
 //! The conflicts are counted first (`O(n log n)`); when their lists would
-//! pass [`LIST_ENTRY_LIMIT`](super::conflicts::LIST_ENTRY_LIMIT) entries, [`scalable`] plans instead,
-//! with no lists; so it does where lifetimes are short and the lists'
-//! improvement would be down to its fewest rounds
-//! ([`scalable::prefers_bands`]: the same orderings and rounds, each
-//! placement cheaper without a heap entry per conflict): the same orderings and lowest-floor plans from the
+//! pass [`LIST_ENTRY_LIMIT`](super::conflicts::LIST_ENTRY_LIMIT) entries, or where lifetimes are
+//! short and the lists' improvement would be down to its fewest rounds
+//! ([`scalable::prefers_bands`]), [`scalable`] plans instead, with no
+//! lists: the same orderings and lowest-floor plans from the
 //! tensors sorted by first use where lifetimes are short ([`band_floors`]),
 //! else from a segment tree over the timeline's sections, or from a k-d
 //! tree of lifetimes ([`kd_floors`]) where floors rise many times while

@@ -282,9 +282,9 @@ pub(crate) fn improve(
     // has been timed, they are taken to cost twice what the set-up did.
     // The set-up sorts the table five times, the opening only twice, but
     // by keys of several words, and it builds and scans more per tensor:
-    // on a million-buffer sliding window an opening took 1.0 to 1.3 times
-    // the set-up, and its first node up to a fifth of a second more, which
-    // passed a 2 s cap for a decision that found nothing.
+    // on a million-buffer sliding window the opening cost more than the
+    // set-up, and a decision begun with the set-up's time left passed the
+    // cap before it found anything.
     search.opening = set_up_began.elapsed().saturating_mul(OPENING_OVER_SET_UP);
     search.run(observe)?;
     Ok(Outcome {
