@@ -193,8 +193,11 @@ pub(crate) fn plan_knowing(
     let Some(degrees) = Degrees::count_until(tensors, starts, deadline)? else {
         return Ok(None); // out of time
     };
-    if !degrees.lists_fit() || scalable::prefers_bands(tensors, &degrees) {
+    if !degrees.lists_fit() {
         return scalable::plan(tensors, degrees, peak, deadline, greedy);
+    }
+    if scalable::prefers_bands(tensors, &degrees) {
+        return scalable::plan_in_bands(tensors, degrees, peak, deadline, greedy);
     }
     let Some(conflicts) = Conflicts::from_degrees_until(tensors, degrees, deadline)? else {
         return Ok(None); // out of time

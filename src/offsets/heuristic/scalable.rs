@@ -89,6 +89,18 @@ pub(super) fn plan(
     plan_with(tensors, degrees, peak, deadline, greedy, Route::Measured)
 }
 
+/// [`plan`] in band order, for a table [`prefers_bands`] has sent here:
+/// its bands are known to stay short.
+pub(super) fn plan_in_bands(
+    tensors: &[TensorLifetime],
+    degrees: Degrees,
+    peak: usize,
+    deadline: Option<Instant>,
+    greedy: Option<&MemoryPlan>,
+) -> Result<Option<MemoryPlan>, PlanError> {
+    plan_with(tensors, degrees, peak, deadline, greedy, Route::Bands)
+}
+
 /// The greedy plan of `tensors`: `known` if the caller has it, else made
 /// now, or `None` if `deadline` passes first.
 fn greedy_plan<'k>(
@@ -132,8 +144,7 @@ fn plan_with(
     let stale_per_tensor = match route {
         Route::Sections(stale) => stale,
         Route::Measured | Route::Bands => {
-            let reads = band_reads(n, degrees.entries, degrees.reach_back(tensors));
-            let bands = if route == Route::Bands || bands_pay(reads, n, degrees.entries) {
+            let bands = if route == Route::Bands || bands_short(tensors, &degrees) {
                 BandFloors::new(tensors, items, degrees.by_start(), &sizes, deadline)?
             } else {
                 None
@@ -335,13 +346,16 @@ fn bands_pay(reads: usize, n: usize, entries: usize) -> bool {
 /// no heap entry per conflict); what the lists add, first fit on the size
 /// ordering, pays on small tables, where the improvement has many rounds.
 pub(super) fn prefers_bands(tensors: &[TensorLifetime], degrees: &Degrees) -> bool {
+    rounds(heap_cost(degrees.items.len(), degrees.entries)) == MIN_ROUNDS
+        && bands_short(tensors, degrees)
+}
+
+/// Whether the bands of the table `degrees` counts stay short
+/// ([`bands_pay`]), from their lengths counted in `O(n)`.
+fn bands_short(tensors: &[TensorLifetime], degrees: &Degrees) -> bool {
     let n = degrees.items.len();
-    rounds(heap_cost(n, degrees.entries)) == MIN_ROUNDS
-        && bands_pay(
-            band_reads(n, degrees.entries, degrees.reach_back(tensors)),
-            n,
-            degrees.entries,
-        )
+    let reads = band_reads(n, degrees.entries, degrees.reach_back(tensors));
+    bands_pay(reads, n, degrees.entries)
 }
 
 /// The k-d tree's budget of visits for `n` tensors.
