@@ -341,7 +341,8 @@ struct Search {
     /// The last reading of the clock between placements in this decision,
     /// and the longest time between two such readings: on large components
     /// one placement's bounds and candidates cost `O(n)`, so the search
-    /// stops once less than that is left.
+    /// stops once less than that is left (at least half an opening, which
+    /// the first stretch after it is taken to cost).
     last_reading: Option<Instant>,
     stretch: Duration,
     /// The section whose bound failed last: checked first, since the same
@@ -666,6 +667,11 @@ impl Search {
         let opened = Instant::now();
         self.opening = opened.saturating_duration_since(opening_began);
         self.last_reading = Some(opened);
+        // The first stretch, a placement and the next frame's candidates
+        // over what remains of the component, is not timed before it
+        // runs: it is taken to cost half the opening, which made the
+        // first candidates over all of it.
+        self.stretch = self.stretch.max(self.opening / 2);
         if past(self.deadline) {
             return Ok(Decision::Budget);
         }
