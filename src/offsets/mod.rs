@@ -305,7 +305,8 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 /// 0. The heuristic's direct plan at `peak` on the tables of its two
 ///    shapes ([`heuristic::plan_at_peak`]): a sort by first use and a
 ///    pass, less than the first-fit plan's two sorts and sweep, and
-///    optimal where it applies; then returned alone.
+///    optimal where it applies; then returned alone. Not begun with less
+///    time left than the first-fit plan's ordering is estimated to take.
 /// 1. The online first-fit plan (`online`): `O(n log n)` whatever the
 ///    number of conflicting pairs, so that every capped call has a sound
 ///    plan; cut short by the deadline (the tensors not yet placed stacked
@@ -330,8 +331,13 @@ fn capped_start(
     first: FirstFit,
 ) -> Result<(MemoryPlan, Duration, usize), PlanError> {
     let began = Instant::now();
-    if let Some(plan) = heuristic::plan_at_peak(rounded, peak, Some(deadline))? {
-        return Ok((plan, began.elapsed(), 0));
+    // The direct plan's sort by first use reads no clock: not begun with
+    // less time left than the first-fit plan's ordering is taken to cost,
+    // which a cap that short leaves no room for either.
+    if deadline.saturating_duration_since(began) >= first.ordering {
+        if let Some(plan) = heuristic::plan_at_peak(rounded, peak, Some(deadline))? {
+            return Ok((plan, began.elapsed(), 0));
+        }
     }
     let online_began = Instant::now();
     let FirstFit {
