@@ -439,3 +439,47 @@ pub(crate) fn round_up(size: usize, alignment: usize, tensor: usize) -> Result<u
         .ok_or(PlanError::Overflow { tensor })?
         & !mask)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Under a cap an hour away, the capped start plans a chain (one of
+    /// the direct plan's two shapes) at its peak when the first-fit
+    /// ordering is taken to cost nothing, and does not begin the direct
+    /// plan when that ordering is taken to cost two hours: the first-fit
+    /// plan, not begun either, stacks every tensor.
+    #[test]
+    fn the_direct_plan_is_not_begun_with_less_time_left_than_the_ordering() {
+        // Enough tensors for the first-fit plan to read its clock.
+        let n = 5000;
+        let tensors: Vec<TensorLifetime> = (0..n)
+            .map(|i| TensorLifetime::new(64 * (1 + i % 7), i, i + 1))
+            .collect();
+        // The peak by brute force: the bytes live at each node.
+        let mut live = vec![0usize; n + 1];
+        for t in &tensors {
+            for bytes in &mut live[t.first_use..=t.last_use] {
+                *bytes += t.size;
+            }
+        }
+        let peak = live.into_iter().max().unwrap();
+        let survey = Survey::of(&tensors).unwrap();
+        let hour = Duration::from_secs(3600);
+        let deadline = Instant::now() + hour;
+        let start = |ordering| {
+            let first = FirstFit {
+                survey: &survey,
+                buffer: Vec::new(),
+                ordering,
+            };
+            capped_start(&tensors, peak, deadline, first).unwrap()
+        };
+        let (plan, _, stacked) = start(Duration::ZERO);
+        assert_eq!((plan.arena_size, stacked), (peak, 0));
+        let (plan, _, stacked) = start(2 * hour);
+        assert_eq!(stacked, tensors.len());
+        let total: usize = tensors.iter().map(|t| t.size).sum();
+        assert_eq!(plan.arena_size, total);
+    }
+}
