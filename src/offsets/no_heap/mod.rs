@@ -694,7 +694,7 @@ impl Walk<'_> {
             let size = form.size(self.ranges, position);
             let found = self.gather(position);
             let ranges = &*self.ranges;
-            let gathered = &mut self.gathered[..found];
+            let (gathered, unused) = self.gathered.split_at_mut(found);
             // The conflicts' ranges are cache misses at scale: asked for
             // all at once, they overlap.
             for &p in gathered.iter() {
@@ -710,6 +710,16 @@ impl Walk<'_> {
                 }
                 few[..found].sort_unstable();
                 best_fit_sorted_ranges(few[..found].iter().map(|&key| F::range(key)), size)
+            } else if *arena <= COVERAGE_UNITS_PER_RANGE * found && *arena < unused.len() {
+                // Many ranges below a low arena (a scope enclosing
+                // thousands of placed tensors): counted unit by unit in
+                // the unused part of the gathering, in time linear in
+                // both, where a sort would read each range at every
+                // comparison.
+                let ranges = gathered
+                    .iter()
+                    .map(|&p| F::range(form.key(ranges, p as usize)));
+                best_fit_by_coverage(ranges, &mut unused[..=*arena], size)
             } else {
                 gathered.sort_unstable_by_key(|&p| form.key(ranges, p as usize));
                 let sorted = gathered
@@ -805,8 +815,53 @@ impl Walk<'_> {
 }
 
 /// Conflicts a placement sorts as ranges on the stack (1 KiB); more are
-/// sorted as positions in the scratch.
+/// sorted as positions in the scratch, or counted by
+/// [`best_fit_by_coverage`].
 const FEW: usize = 64;
+
+/// A placement of more than [`FEW`] conflicts counts their coverage unit
+/// by unit where the arena so far is at most this many units per
+/// conflict: the count costs about a unit's pass per unit and a range's
+/// per range, the sort a range's times the logarithm of their number.
+const COVERAGE_UNITS_PER_RANGE: usize = 4;
+
+/// Best fit for `size` (as [`best_fit_sorted_ranges`]) among `ranges`,
+/// which all end by `counts.len() - 1`, found without sorting them: each
+/// range adds one at its start and takes one at its end in `counts`
+/// (which it overwrites), and a pass of the running sum reads off the
+/// covered blocks in order.
+///
+/// Complexity: `O(r + u)` time for `r` ranges below `u` units, no memory
+/// beyond `counts`.
+fn best_fit_by_coverage(
+    ranges: impl Iterator<Item = (usize, usize)>,
+    counts: &mut [u32],
+    size: usize,
+) -> usize {
+    counts.fill(0);
+    // Wrapping: the running sum is never below zero, only a unit's own
+    // count can be.
+    for (start, end) in ranges {
+        counts[start] = counts[start].wrapping_add(1);
+        counts[end] = counts[end].wrapping_sub(1);
+    }
+    let mut depth = 0u32;
+    let mut block_start = 0;
+    let mut units = counts.iter().enumerate();
+    let blocks = core::iter::from_fn(|| {
+        for (unit, &count) in units.by_ref() {
+            let was_covered = depth != 0;
+            depth = depth.wrapping_add(count);
+            match (was_covered, depth != 0) {
+                (false, true) => block_start = unit,
+                (true, false) => return Some((block_start, unit)),
+                _ => {}
+            }
+        }
+        None
+    });
+    best_fit_sorted_ranges(blocks, size)
+}
 
 /// Steps ahead whose tree nodes [`Walk::prefetch_ahead`] asks for; their
 /// position and rank are asked for twice as far ahead.
@@ -1233,6 +1288,110 @@ mod tests {
             compacted > 0 && dropped > 0,
             "{compacted} compactions, {dropped} drops"
         );
+    }
+
+    /// The specification's planner as it reads: tensors in decreasing
+    /// size (ties in input order), each against every placed tensor whose
+    /// lifetime meets its own, at the start of the smallest free gap that
+    /// fits (the lowest of equal ones), or on top of the highest.
+    fn literal_plan(tensors: &[TensorLifetime]) -> (Vec<usize>, usize) {
+        let mut order: Vec<usize> = (0..tensors.len())
+            .filter(|&i| tensors[i].size > 0)
+            .collect();
+        order.sort_by_key(|&i| core::cmp::Reverse(tensors[i].size));
+        let (mut offsets, mut arena) = (vec![0; tensors.len()], 0);
+        for (placed, &i) in order.iter().enumerate() {
+            let t = tensors[i];
+            let mut taken: Vec<(usize, usize)> = order[..placed]
+                .iter()
+                .map(|&j| (j, tensors[j]))
+                .filter(|(_, u)| u.first_use <= t.last_use && t.first_use <= u.last_use)
+                .map(|(j, u)| (offsets[j], offsets[j] + u.size))
+                .collect();
+            taken.sort();
+            let (mut top, mut best) = (0, None::<(usize, usize)>);
+            for (start, end) in taken {
+                if start > top
+                    && start - top >= t.size
+                    && best.map_or(true, |(gap, _)| start - top < gap)
+                {
+                    best = Some((start - top, top));
+                }
+                top = top.max(end);
+            }
+            offsets[i] = best.map_or(top, |(_, offset)| offset);
+            arena = arena.max(offsets[i] + t.size);
+        }
+        (offsets, arena)
+    }
+
+    /// Laminar scopes over `2n` nodes, split at random points breadth
+    /// first, one tensor per scope, sizes `unit · U{1..kinds}`: the
+    /// outer scopes conflict with thousands of placed tensors below a low
+    /// arena.
+    fn nested_scopes(
+        rng: &mut crate::rng::XorShift,
+        n: usize,
+        unit: usize,
+        kinds: usize,
+    ) -> Vec<TensorLifetime> {
+        let mut scopes = std::collections::VecDeque::from([(0, 2 * n - 1)]);
+        let mut tensors = Vec::with_capacity(n);
+        while tensors.len() < n {
+            let (lo, hi) = scopes.pop_front().unwrap();
+            tensors.push(TensorLifetime::new(unit * (1 + rng.below(kinds)), lo, hi));
+            if hi - lo >= 2 {
+                let mid = lo + 1 + rng.below(hi - lo - 1);
+                scopes.extend([(lo, mid), (mid + 1, hi)]);
+            } else {
+                scopes.push_back((lo, hi));
+            }
+        }
+        tensors
+    }
+
+    #[test]
+    fn coverage_finds_the_best_fit_of_the_sorted_ranges() {
+        let mut rng = crate::rng::XorShift(0x5EED_C0FE);
+        for round in 0..2000 {
+            let units = 1 + rng.below(if round % 2 == 0 { 40 } else { 400 });
+            let ranges: Vec<(usize, usize)> = (0..rng.below(200))
+                .map(|_| {
+                    let start = rng.below(units);
+                    (start, start + 1 + rng.below(units - start))
+                })
+                .collect();
+            let size = 1 + rng.below(units / 4 + 1);
+            let mut sorted = ranges.clone();
+            sorted.sort();
+            let mut counts = vec![7; units + 1];
+            assert_eq!(
+                best_fit_by_coverage(ranges.iter().copied(), &mut counts, size),
+                best_fit_sorted_ranges(sorted, size),
+                "round {round}: {ranges:?}, size {size}"
+            );
+        }
+    }
+
+    #[test]
+    fn scopes_enclosing_thousands_plan_as_the_specification_reads() {
+        // The outer scopes gather more than FEW conflicts below an arena of
+        // a few units each: their coverage is counted, not sorted.
+        let mut rng = crate::rng::XorShift(0x5EED_5C0E);
+        for (n, unit, kinds) in [(3000, 64, 4), (5000, 16, 64), (4000, 1, 8), (2500, 48, 300)] {
+            let tensors = nested_scopes(&mut rng, n, unit, kinds);
+            let literal = literal_plan(&tensors);
+            assert_eq!(
+                plan_by_tree(&tensors).unwrap(),
+                literal,
+                "{n} scopes of {unit} x 1..{kinds}"
+            );
+            assert_eq!(
+                plan_in(&tensors).unwrap(),
+                literal,
+                "{n} scopes of {unit} x 1..{kinds}"
+            );
+        }
     }
 
     #[test]
