@@ -15,7 +15,11 @@
 //! of 16 children per node keeps each placed tensor's last use (as its
 //! rank among the first uses), so a walk visits the placed tensors
 //! starting by the new one's last use and ending at or after its first
-//! use, skipping every subtree that ends too early. The specification's scan of every placed tensor remains for
+//! use, skipping every subtree that ends too early. A placement's few
+//! conflicts are sorted on the stack; many of them below a low arena (a
+//! scope enclosing thousands of placed tensors) are counted unit by unit in
+//! the unused part of the gathering, so no sort reads a range per
+//! comparison. The specification's scan of every placed tensor remains for
 //! tables of at most [`SCAN_UP_TO`] tensors, whose set-up would cost more
 //! than it saves, for dense tables (where the scan's work is the pairs' and
 //! costs less than the walk's; past [`DENSE_SCAN_UP_TO`] tensors the pairs
