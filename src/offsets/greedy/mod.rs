@@ -454,6 +454,31 @@ pub fn plan_offsets(tensors: &[TensorLifetime]) -> MemoryPlan {
     try_plan_offsets(tensors).unwrap_or_else(|error| panic!("plan_offsets: {error}"))
 }
 
+/// The naive oracle: every placed tensor is scanned for a conflict, as
+/// the specification states it.
+#[cfg(test)]
+pub(crate) fn naive_plan(tensors: &[TensorLifetime]) -> MemoryPlan {
+    let mut order: Vec<usize> = (0..tensors.len())
+        .filter(|&i| tensors[i].size > 0)
+        .collect();
+    order.sort_by(|&a, &b| tensors[b].size.cmp(&tensors[a].size));
+    let mut offsets = vec![0usize; tensors.len()];
+    let mut arena_size = 0;
+    for (placed, &i) in order.iter().enumerate() {
+        let mut blocks: Vec<(usize, usize)> = order[..placed]
+            .iter()
+            .filter(|&&j| tensors[j].overlaps(&tensors[i]))
+            .map(|&j| (offsets[j], offsets[j] + tensors[j].size))
+            .collect();
+        offsets[i] = best_fit(&mut blocks, tensors[i].size);
+        arena_size = arena_size.max(offsets[i] + tensors[i].size);
+    }
+    MemoryPlan {
+        offsets,
+        arena_size,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -527,30 +552,6 @@ mod tests {
                 Some(late) => assert_eq!(late, plan),
                 None => assert!(Instant::now() >= deadline),
             }
-        }
-    }
-
-    /// The naive oracle: every placed tensor is scanned for a conflict, as
-    /// the specification states it.
-    fn naive_plan(tensors: &[TensorLifetime]) -> MemoryPlan {
-        let mut order: Vec<usize> = (0..tensors.len())
-            .filter(|&i| tensors[i].size > 0)
-            .collect();
-        order.sort_by(|&a, &b| tensors[b].size.cmp(&tensors[a].size));
-        let mut offsets = vec![0usize; tensors.len()];
-        let mut arena_size = 0;
-        for (placed, &i) in order.iter().enumerate() {
-            let mut blocks: Vec<(usize, usize)> = order[..placed]
-                .iter()
-                .filter(|&&j| tensors[j].overlaps(&tensors[i]))
-                .map(|&j| (offsets[j], offsets[j] + tensors[j].size))
-                .collect();
-            offsets[i] = best_fit(&mut blocks, tensors[i].size);
-            arena_size = arena_size.max(offsets[i] + tensors[i].size);
-        }
-        MemoryPlan {
-            offsets,
-            arena_size,
         }
     }
 

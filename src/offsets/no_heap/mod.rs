@@ -1294,41 +1294,6 @@ mod tests {
         );
     }
 
-    /// The specification's planner as it reads: tensors in decreasing
-    /// size (ties in input order), each against every placed tensor whose
-    /// lifetime meets its own, at the start of the smallest free gap that
-    /// fits (the lowest of equal ones), or on top of the highest.
-    fn literal_plan(tensors: &[TensorLifetime]) -> (Vec<usize>, usize) {
-        let mut order: Vec<usize> = (0..tensors.len())
-            .filter(|&i| tensors[i].size > 0)
-            .collect();
-        order.sort_by_key(|&i| core::cmp::Reverse(tensors[i].size));
-        let (mut offsets, mut arena) = (vec![0; tensors.len()], 0);
-        for (placed, &i) in order.iter().enumerate() {
-            let t = tensors[i];
-            let mut taken: Vec<(usize, usize)> = order[..placed]
-                .iter()
-                .map(|&j| (j, tensors[j]))
-                .filter(|(_, u)| u.first_use <= t.last_use && t.first_use <= u.last_use)
-                .map(|(j, u)| (offsets[j], offsets[j] + u.size))
-                .collect();
-            taken.sort();
-            let (mut top, mut best) = (0, None::<(usize, usize)>);
-            for (start, end) in taken {
-                if start > top
-                    && start - top >= t.size
-                    && best.map_or(true, |(gap, _)| start - top < gap)
-                {
-                    best = Some((start - top, top));
-                }
-                top = top.max(end);
-            }
-            offsets[i] = best.map_or(top, |(_, offset)| offset);
-            arena = arena.max(offsets[i] + t.size);
-        }
-        (offsets, arena)
-    }
-
     /// Laminar scopes over `2n` nodes, split at random points breadth
     /// first, one tensor per scope, sizes `unit · U{1..kinds}`: the
     /// outer scopes conflict with thousands of placed tensors below a low
@@ -1384,7 +1349,8 @@ mod tests {
         let mut rng = crate::rng::XorShift(0x5EED_5C0E);
         for (n, unit, kinds) in [(3000, 64, 4), (5000, 16, 64), (4000, 1, 8), (2500, 48, 300)] {
             let tensors = nested_scopes(&mut rng, n, unit, kinds);
-            let literal = literal_plan(&tensors);
+            let naive = crate::offsets::greedy::naive_plan(&tensors);
+            let literal = (naive.offsets, naive.arena_size);
             assert_eq!(
                 plan_by_tree(&tensors).unwrap(),
                 literal,
