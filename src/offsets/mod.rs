@@ -218,6 +218,10 @@ pub fn try_plan_offsets_observed(
     let peak_began = Instant::now();
     let peak = peak::peak_in(&rounded, &survey, &mut table, keep)?;
     let peak_took = peak_began.elapsed();
+    if deadline.is_none() {
+        // Not lent: given back before the plans take their memory.
+        table = Vec::new();
+    }
 
     let mut stacked_tensors = 0;
     let (plan, lower_bound, search_nodes) = match options.strategy {
