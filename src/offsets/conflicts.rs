@@ -484,12 +484,18 @@ pub(crate) fn positions_by(
                 .enumerate()
                 .map(|(p, &i)| ((key(&tensors[i]) - low) as u64) << 32 | p as u64),
         )?;
+        if late(deadline) {
+            return Ok(None);
+        }
         sort_packed(
             &mut keys,
             &mut Vec::new(),
             32,
             32 + bit_length((high - low) as u64),
         )?;
+        if late(deadline) {
+            return Ok(None);
+        }
         fallible::collect(n, keys.iter().map(|&k| k as u32 as usize))?
     } else {
         let mut positions: Vec<usize> = fallible::collect(n, 0..n)?;

@@ -240,6 +240,7 @@ pub fn try_plan_offsets_observed(
                         survey: &survey,
                         buffer: table,
                         ordering: peak_took.saturating_mul(ORDERING_OVER_PEAK),
+                        stack: peak_took,
                     };
                     let (start, online_took, stacked) =
                         capped_start(&rounded, peak, deadline, first)?;
@@ -335,11 +336,20 @@ fn capped_start(
     first: FirstFit,
 ) -> Result<(MemoryPlan, Duration, usize), PlanError> {
     let began = Instant::now();
-    // The direct plan's sort by first use reads no clock: not begun with
-    // less time left than the first-fit plan's ordering is taken to cost,
-    // which a cap that short leaves no room for either.
-    if deadline.saturating_duration_since(began) >= first.ordering {
-        if let Some(plan) = heuristic::plan_at_peak(rounded, peak, Some(deadline))? {
+    // The direct plan reads the clock between its steps and every few
+    // thousand tensors, but not within its sort by first use (none where
+    // the table is in time order) nor while it touches fresh memory: not
+    // begun with less time left than it is taken to cost and a stack, and
+    // given up before the cap by two stacks' time (one for a step under
+    // way, one for the stack that then follows).
+    let direct_cost = match first.survey.in_time_order {
+        true => first.ordering,
+        false => first.stack.saturating_mul(DIRECT_OVER_PEAK_UNSORTED),
+    };
+    let left = deadline.saturating_duration_since(began);
+    if left >= direct_cost.saturating_add(first.stack) {
+        let direct_deadline = deadline.checked_sub(first.stack * 2).unwrap_or(began);
+        if let Some(plan) = heuristic::plan_at_peak(rounded, peak, Some(direct_deadline))? {
             return Ok((plan, began.elapsed(), 0));
         }
     }
@@ -348,6 +358,7 @@ fn capped_start(
         survey,
         buffer,
         ordering,
+        ..
     } = first;
     let (mut best, stacked) = online::plan_with(rounded, survey, buffer, ordering, Some(deadline))?;
     let greedy_began = Instant::now();
@@ -389,13 +400,20 @@ fn capped_start(
 }
 
 /// What the online first-fit plan of a capped call is given: the table's
-/// survey, the peak's table to write its offsets to, and the least its
-/// ordering passes are taken to cost.
+/// survey, the peak's table to write its offsets to, the least its
+/// ordering passes are taken to cost, and the time a stack of every tensor
+/// is taken to cost (one pass over the table, as the peak's).
 struct FirstFit<'a> {
     survey: &'a Survey,
     buffer: Vec<usize>,
     ordering: Duration,
+    stack: Duration,
 }
+
+/// What the direct plan at the peak is taken to cost on a table not in
+/// time order, in peaks' time: a sort by first use, its keys and positions
+/// in fresh memory, then its passes.
+const DIRECT_OVER_PEAK_UNSORTED: u32 = 12;
 
 /// The first-fit plan's time order writes eight words a tensor into fresh
 /// memory and sorts, where the peak reads the table once and writes two
@@ -452,7 +470,8 @@ mod tests {
     /// the direct plan's two shapes) at its peak when the first-fit
     /// ordering is taken to cost nothing, and does not begin the direct
     /// plan when that ordering is taken to cost two hours: the first-fit
-    /// plan, not begun either, stacks every tensor.
+    /// plan, not begun either, stacks every tensor. Listed out of time
+    /// order, the chain's direct plan is gated by the stack's cost instead.
     #[test]
     fn the_direct_plan_is_not_begun_with_less_time_left_than_the_ordering() {
         // Enough tensors for the first-fit plan to read its clock.
@@ -468,22 +487,32 @@ mod tests {
             }
         }
         let peak = live.into_iter().max().unwrap();
-        let survey = Survey::of(&tensors).unwrap();
         let hour = Duration::from_secs(3600);
         let deadline = Instant::now() + hour;
-        let start = |ordering| {
+        let start = |tensors: &[TensorLifetime], ordering, stack| {
+            let survey = Survey::of(tensors).unwrap();
             let first = FirstFit {
                 survey: &survey,
                 buffer: Vec::new(),
                 ordering,
+                stack,
             };
-            capped_start(&tensors, peak, deadline, first).unwrap()
+            capped_start(tensors, peak, deadline, first).unwrap()
         };
-        let (plan, _, stacked) = start(Duration::ZERO);
-        assert_eq!((plan.arena_size, stacked), (peak, 0));
-        let (plan, _, stacked) = start(2 * hour);
-        assert_eq!(stacked, tensors.len());
         let total: usize = tensors.iter().map(|t| t.size).sum();
-        assert_eq!(plan.arena_size, total);
+        let (plan, _, stacked) = start(&tensors, Duration::ZERO, Duration::ZERO);
+        assert_eq!((plan.arena_size, stacked), (peak, 0));
+        let (plan, _, stacked) = start(&tensors, 2 * hour, Duration::ZERO);
+        assert_eq!((plan.arena_size, stacked), (total, tensors.len()));
+        // Out of time order the direct plan sorts first, taken to cost
+        // DIRECT_OVER_PEAK_UNSORTED stacks, whatever the ordering is taken
+        // to cost: stacks of no time leave it all the hour, stacks of ten
+        // minutes no room in it (and the first-fit plan is not begun).
+        let reversed: Vec<TensorLifetime> = tensors.iter().rev().copied().collect();
+        let (plan, _, stacked) = start(&reversed, 2 * hour, Duration::ZERO);
+        assert_eq!((plan.arena_size, stacked), (peak, 0));
+        let ten_minutes = Duration::from_secs(600);
+        let (plan, _, stacked) = start(&reversed, 2 * hour, ten_minutes);
+        assert_eq!((plan.arena_size, stacked), (total, reversed.len()));
     }
 }

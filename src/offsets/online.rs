@@ -40,8 +40,7 @@ use std::time::{Duration, Instant};
 use super::peak::Survey;
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
-use crate::sys::fallible;
-use crate::sys::pages::advise_huge_pages;
+use crate::sys::fallible::{self, ZeroValid};
 
 /// No node.
 const NIL: usize = usize::MAX;
@@ -152,7 +151,7 @@ fn plan_cut(
 
     // Offsets by position in `by_first`, written to the input's order at
     // the end.
-    let mut placed = fresh_filled(planned, 0usize)?;
+    let mut placed = fresh_zeroed(planned)?;
     let mut free = FreeBlocks::new(planned)?;
     let mut arena = 0usize;
     let mut freed = 0;
@@ -186,7 +185,7 @@ fn plan_cut(
         // `take` only hands out blocks inside `0..=usize::MAX`.
         arena = arena.max(offset + size);
     }
-    let mut offsets = filled_in(buffer, tensors.len(), 0)?;
+    let mut offsets = zeroed_in(buffer, tensors.len())?;
     for (&(_, _, i, _), &offset) in by_first.iter().zip(&placed) {
         offsets[i] = offset;
     }
@@ -233,26 +232,27 @@ fn stacked(tensors: &[TensorLifetime], buffer: Vec<usize>) -> Result<MemoryPlan,
     })
 }
 
-/// `len` copies of `value` in `buffer`'s memory, or in fresh memory if it
-/// has too little room. Errors: [`PlanError::OutOfMemory`].
-fn filled_in(mut buffer: Vec<usize>, len: usize, value: usize) -> Result<Vec<usize>, PlanError> {
+/// `len` zeros in `buffer`'s memory, or in fresh memory if it has too
+/// little room. Errors: [`PlanError::OutOfMemory`].
+fn zeroed_in(mut buffer: Vec<usize>, len: usize) -> Result<Vec<usize>, PlanError> {
     if buffer.capacity() < len {
-        return fresh_filled(len, value);
+        return fresh_zeroed(len);
     }
     buffer.clear();
-    buffer.resize(len, value);
+    buffer.resize(len, 0);
     Ok(buffer)
 }
 
-/// `len` copies of `value` in fresh memory, advised huge pages first: on
-/// large tables the first touch of fresh memory, a page fault every 4 KiB,
-/// costs more than the pass that fills it. Errors:
+/// `len` zeros in fresh memory, each page first touched by the pass that
+/// writes it, between that pass's readings of the clock (where zeroing it
+/// all at once here would be a stretch of work the clock does not see).
+/// Not advised huge pages, though they would make the first touch
+/// cheaper: a fault in an advised range may compact memory first, a stall
+/// of tens of milliseconds that no reading of the clock sees coming, where
+/// a capped call needs each stretch of work short. Errors:
 /// [`PlanError::OutOfMemory`].
-fn fresh_filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, PlanError> {
-    let mut vec = fallible::with_capacity(len)?;
-    advise_huge_pages(vec.spare_capacity_mut());
-    vec.resize(len, value);
-    Ok(vec)
+fn fresh_zeroed<T: ZeroValid>(len: usize) -> Result<Vec<T>, PlanError> {
+    fallible::zeroed(len)
 }
 
 /// The planned tensors of `tensors` (whose [`Survey`] is `survey`) in
@@ -297,6 +297,7 @@ fn time_order(
         low,
         high,
         total,
+        ..
     } = *survey;
     let clocked = total.is_some() && planned >= CLOCK_PERIOD;
     // A cap too short for the ordering passes is known before any of
@@ -310,7 +311,6 @@ fn time_order(
     if !dense {
         let began = Instant::now();
         let mut by_first: Vec<Entry> = fallible::with_capacity(planned)?;
-        advise_huge_pages(by_first.spare_capacity_mut());
         by_first.extend(
             (tensors.iter().enumerate())
                 .filter(|(_, t)| t.size > 0)
@@ -328,7 +328,6 @@ fn time_order(
         }
         by_first.sort_unstable();
         let mut by_last: Vec<(usize, usize)> = fallible::with_capacity(planned)?;
-        advise_huge_pages(by_last.spare_capacity_mut());
         by_last.extend(
             (by_first.iter().enumerate()).map(|(pos, &(_, _, _, last_use))| (last_use, pos)),
         );
@@ -341,19 +340,22 @@ fn time_order(
         }));
     }
     // Counting sorts over the nodes `low..=high`: `starts[k]` is where the
-    // tensors of node `low + k` begin in the order. The count's time per
-    // tensor (a read of the table, a write to fresh memory) is taken as
-    // that of stacking a tensor.
+    // tensors of node `low + k` begin in the order. The count's time (a
+    // read of the table, a write to fresh memory per tensor) gives the
+    // reserve of a cut.
     let began = Instant::now();
     let nodes = high - low + 1;
-    let mut starts = fresh_filled(nodes + 1, 0usize)?;
+    let mut starts = fresh_zeroed(nodes + 1)?;
     for t in tensors.iter().filter(|t| t.size > 0) {
         starts[t.first_use - low + 1] += 1;
     }
+    // The stack reads the table as the count did and writes a word per
+    // tensor, and the orders' memory, up to six words per tensor, is then
+    // given back: taken as four counts.
     let mut reading = Reading {
         cut,
         clocked,
-        reserve: per_tensor(began, planned).saturating_mul(clamp_u32(planned)),
+        reserve: per_tensor(began, planned).saturating_mul(clamp_u32(planned).saturating_mul(4)),
     };
     prefix_sums(&mut starts);
     // Before the order's fresh memory is touched: a cut here costs no more
@@ -364,7 +366,7 @@ fn time_order(
     // Written in input order: stable, so each node's tensors are in index
     // order; then sorted among themselves (larger first, then by index).
     let began = Instant::now();
-    let mut by_first = fresh_filled(planned, (0usize, 0usize, 0usize, 0usize))?;
+    let mut by_first = fresh_zeroed(planned)?;
     let planned_tensors = tensors.iter().enumerate().filter(|(_, t)| t.size > 0);
     for (k, (i, t)) in planned_tensors.enumerate() {
         if reading.late(k) {
@@ -394,7 +396,11 @@ fn time_order(
         starts[last_use - low + 1] += 1;
     }
     prefix_sums(&mut starts);
-    let mut by_last = fresh_filled(planned, (0usize, 0usize))?;
+    // Before more fresh memory is touched, as before the first order's.
+    if reading.now() {
+        return Ok(None);
+    }
+    let mut by_last = fresh_zeroed(planned)?;
     for (pos, &(_, _, _, last_use)) in by_first.iter().enumerate() {
         if reading.late(pos) {
             return Ok(None);

@@ -62,6 +62,9 @@ pub(crate) struct Survey {
     pub(crate) high: usize,
     /// The sum of their sizes, `None` past `usize::MAX`.
     pub(crate) total: Option<usize>,
+    /// Whether they come in order of first use, as time-ordered graphs list
+    /// them: a sort by first use is then the identity.
+    pub(crate) in_time_order: bool,
 }
 
 impl Survey {
@@ -74,9 +77,12 @@ impl Survey {
         // backwards or the sum wrapped (it stays wrapped once it has).
         let (mut low, mut high, mut planned) = (usize::MAX, 0, 0usize);
         let (mut sum, mut wrapped, mut backwards) = (0usize, false, false);
+        let (mut latest_first, mut in_time_order) = (0usize, true);
         for t in tensors {
             backwards |= t.first_use > t.last_use;
             let live = t.size != 0;
+            in_time_order &= !live || latest_first <= t.first_use;
+            latest_first = if live { t.first_use } else { latest_first };
             planned += usize::from(live);
             low = low.min(if live { t.first_use } else { usize::MAX });
             high = high.max(if live { t.last_use } else { 0 });
@@ -91,6 +97,7 @@ impl Survey {
             low,
             high,
             total: (!wrapped).then_some(sum),
+            in_time_order,
         })
     }
 }
@@ -610,7 +617,16 @@ mod tests {
         for round in 0..200 {
             let n = rng.below(80);
             let base = [0, 1_000][round % 2];
-            let ts = tensors(&mut rng, n, base, &[0, 1, 7, 64, 4096]);
+            let mut ts = tensors(&mut rng, n, base, &[0, 1, 7, 64, 4096]);
+            if round % 4 == 1 {
+                // In time order, each length kept.
+                let mut firsts: Vec<usize> = ts.iter().map(|t| t.first_use).collect();
+                firsts.sort_unstable();
+                for (t, first) in ts.iter_mut().zip(firsts) {
+                    let length = t.last_use - t.first_use;
+                    (t.first_use, t.last_use) = (first, first + length);
+                }
+            }
             let survey = Survey::of(&ts).unwrap();
             let planned: Vec<&TensorLifetime> = ts.iter().filter(|t| t.size > 0).collect();
             assert_eq!(survey.planned, planned.len());
@@ -620,6 +636,8 @@ mod tests {
                 assert_eq!((survey.low, survey.high), (low, high), "{ts:?}");
             }
             assert_eq!(survey.total, Some(ts.iter().map(|t| t.size).sum()));
+            let in_time_order = planned.windows(2).all(|w| w[0].first_use <= w[1].first_use);
+            assert_eq!(survey.in_time_order, in_time_order, "{ts:?}");
             let shifted: Vec<TensorLifetime> = ts
                 .iter()
                 .map(|t| TensorLifetime::new(t.size, t.first_use - base, t.last_use - base))

@@ -103,27 +103,45 @@ pub(crate) fn half_available(bytes: usize) -> usize {
 /// allocated. Fresh zeroed pages come from the allocator lazily, so an
 /// untouched part of a large matrix costs nothing.
 pub(crate) fn zeroed_words(words: usize) -> Result<Vec<u64>, PlanError> {
-    let bytes = words.saturating_mul(8);
-    if words == usize::MAX {
-        return Err(PlanError::OutOfMemory { bytes });
-    }
-    if words == 0 {
+    let mut matrix = zeroed::<u64>(words)?;
+    crate::sys::pages::advise_huge_pages(&mut matrix);
+    Ok(matrix)
+}
+
+/// Types of which the all-zero bit pattern is a valid value.
+///
+/// # Safety
+///
+/// Implement only for such types.
+pub(crate) unsafe trait ZeroValid {}
+
+// SAFETY: integers and tuples of integers; all-zero bits are zeros.
+unsafe impl ZeroValid for u64 {}
+unsafe impl ZeroValid for usize {}
+unsafe impl ZeroValid for (usize, usize) {}
+unsafe impl ZeroValid for (usize, usize, usize, usize) {}
+
+/// `len` zeros, or the number of bytes that could not be allocated. Fresh
+/// zeroed pages come from the allocator lazily: each is first touched by
+/// the pass that writes it, not all at once here.
+pub(crate) fn zeroed<T: ZeroValid>(len: usize) -> Result<Vec<T>, PlanError> {
+    let bytes = len.saturating_mul(core::mem::size_of::<T>());
+    if len == 0 || core::mem::size_of::<T>() == 0 {
         return Ok(Vec::new());
     }
     let layout =
-        std::alloc::Layout::array::<u64>(words).map_err(|_| PlanError::OutOfMemory { bytes })?;
+        std::alloc::Layout::array::<T>(len).map_err(|_| PlanError::OutOfMemory { bytes })?;
     // SAFETY: the layout has a non-zero size. A non-null result is a zeroed
-    // allocation of `words` u64s made by the global allocator with the layout
-    // `Vec<u64>` uses for capacity `words`, and all-zero bits are valid u64s,
-    // so the vector may own it with length and capacity `words`.
+    // allocation of `len` values of `T` made by the global allocator with
+    // the layout `Vec<T>` uses for capacity `len`, and all-zero bits are a
+    // valid `T` (`ZeroValid`), so the vector may own it with length and
+    // capacity `len`.
     unsafe {
-        let pointer = std::alloc::alloc_zeroed(layout).cast::<u64>();
+        let pointer = std::alloc::alloc_zeroed(layout).cast::<T>();
         if pointer.is_null() {
             return Err(PlanError::OutOfMemory { bytes });
         }
-        let mut matrix = Vec::from_raw_parts(pointer, words, words);
-        crate::sys::pages::advise_huge_pages(&mut matrix);
-        Ok(matrix)
+        Ok(Vec::from_raw_parts(pointer, len, len))
     }
 }
 

@@ -122,6 +122,7 @@ pub(super) fn place<C: Clock>(
     for (step, &i) in order.iter().enumerate() {
         by_input[i] |= (step as u64) << 32;
     }
+    clock.check()?;
     let mut step_last = spare.take(n)?;
     step_last.extend(by_start.iter().map(|&key| by_input[input(key)]));
     let step_at = |word: u64| (word >> 32) as u32;
@@ -139,6 +140,7 @@ pub(super) fn place<C: Clock>(
     const ONE_LISTED: u64 = 1 << 32;
     let mut pairs = 0usize;
     for k in 0..n {
+        clock.check_at(k)?;
         let (last, step) = (step_last[k] as u32, step_at(step_last[k]));
         let run = run_after(&by_start, k, last);
         // Below n, which fits u32.
@@ -168,6 +170,7 @@ pub(super) fn place<C: Clock>(
     let unlisted = listed as usize;
     let mut list = fallible::filled(unlisted + 1, 0u32)?;
     for k in 0..n {
+        clock.check_at(k)?;
         let step = step_at(step_last[k]);
         let run = run_end(bounds[k]) - (k + 1);
         for (bound, &later) in bounds[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]) {
