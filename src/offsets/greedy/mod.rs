@@ -252,13 +252,6 @@ fn place_by_shape<C: Clock>(
     }
 }
 
-/// Whether a table of `planned` tensors of non-zero size and `pairs`
-/// conflicting pairs is planned through the conflict lists of [`lists`]
-/// (4 bytes per pair listed): for a caller weighing their memory.
-pub(crate) fn takes_lists(planned: usize, pairs: usize) -> bool {
-    planned > LISTS_FROM && pairs <= LIST_PAIRS_PER_TENSOR.saturating_mul(planned)
-}
-
 /// Up to this many planned tensors every table takes the scan in placement
 /// order ([`direct::place_in_order`]): below, the other paths' set-up
 /// (sorts, tables) costs more than the scans it saves.

@@ -66,8 +66,7 @@ use super::{finish, heap_cost, improve, rounds, spread, Best, Placement, MIN_ROU
 use super::{Key, Orderings};
 use crate::error::PlanError;
 use crate::offsets::conflicts::{late, size_unit, Degrees, Sections};
-use crate::offsets::greedy::{plan_until, takes_lists};
-use crate::offsets::no_heap::plan_offsets_compact;
+use crate::offsets::greedy::plan_until;
 use crate::offsets::{MemoryPlan, TensorLifetime};
 use crate::sys::fallible;
 use std::borrow::Cow;
@@ -102,41 +101,18 @@ pub(super) fn plan_in_bands(
     plan_with(tensors, degrees, peak, deadline, greedy, Route::Bands)
 }
 
-/// The greedy plan of `tensors` (whose conflicts `degrees` counts): `known`
-/// if the caller has it, else made now, or `None` if `deadline` passes
-/// first.
-///
-/// Where the greedy would list more than [`COMPACT_FROM_PAIRS_PER_TENSOR`]
-/// pairs per tensor, the plan is made by its heap-free walk instead: the
-/// same plan in `O(n)` memory, so that the lists do not come on top of the
-/// placer's tables (at 10^6 tensors of random short lifetimes they would
-/// take about 100 MiB). The walk reads no clock: only without a deadline.
+/// The greedy plan of `tensors`: `known` if the caller has it, else made
+/// now, or `None` if `deadline` passes first.
 fn greedy_plan<'k>(
     tensors: &[TensorLifetime],
-    degrees: &Degrees,
     known: Option<&'k MemoryPlan>,
     deadline: Option<Instant>,
 ) -> Result<Option<Cow<'k, MemoryPlan>>, PlanError> {
-    let planned = degrees.items.len();
-    let pairs = degrees.entries / 2;
-    let lists_outweigh_walk = takes_lists(planned, pairs)
-        && pairs > COMPACT_FROM_PAIRS_PER_TENSOR.saturating_mul(planned);
     Ok(match known {
         Some(plan) => Some(Cow::Borrowed(plan)),
-        None if deadline.is_none() && lists_outweigh_walk => {
-            Some(Cow::Owned(plan_offsets_compact(tensors)?))
-        }
         None => plan_until(tensors, deadline)?.map(Cow::Owned),
     })
 }
-
-/// Conflicting pairs per tensor above which [`greedy_plan`] plans through
-/// the heap-free walk: the lists' 4 bytes per pair are then more than twice
-/// its 4 words per tensor, at some more time than the lists (random
-/// lifetimes of 1 to 100 nodes have about 50 pairs per tensor). Fewer (a
-/// window of 11 nodes has 10), the lists cost less than the orderings'
-/// tables, and the walk's time would buy little memory.
-const COMPACT_FROM_PAIRS_PER_TENSOR: usize = 16;
 
 /// Which placer [`plan_with`] uses.
 #[derive(Clone, Copy, PartialEq)]
@@ -240,7 +216,7 @@ fn plan_with(
     let mut placer = sectioned;
 
     // Best fit on the size ordering: the greedy.
-    let Some(greedy) = greedy_plan(tensors, &degrees, known_greedy, deadline)? else {
+    let Some(greedy) = greedy_plan(tensors, known_greedy, deadline)? else {
         return Ok(None); // out of time
     };
     if greedy.arena_size <= peak {
@@ -463,7 +439,7 @@ fn plan_by(
     let mut work = placer.work();
 
     // Best fit on the size ordering: the greedy.
-    let Some(greedy) = greedy_plan(tensors, degrees, known_greedy, deadline)? else {
+    let Some(greedy) = greedy_plan(tensors, known_greedy, deadline)? else {
         return Ok(None); // out of time
     };
     if greedy.arena_size <= peak {

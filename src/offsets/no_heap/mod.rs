@@ -45,13 +45,11 @@ mod index;
 
 use self::index::{indexed_scratch_bytes, FixedIndex};
 use super::greedy::{best_fit_sorted_ranges, is_dense};
-use super::{MemoryPlan, TensorLifetime};
+use super::TensorLifetime;
 use crate::error::PlanError;
 use crate::input::{check_lifetimes, InputList};
-use crate::sys::fallible;
 use crate::sys::pages::prefetch;
 use crate::sys::scratch::{array_bytes, halves, Scratch};
-use core::mem::MaybeUninit;
 
 /// Scratch bytes [`try_plan_offsets_in`] needs for `tensor_count` tensors:
 /// 4 words each.
@@ -112,38 +110,6 @@ fn plan_checked_in<L: InputList<Item = TensorLifetime> + ?Sized>(
         tree_in(tensors, scratch, emit, planned, false)
     }
 }
-
-/// [`crate::try_plan_offsets`] through [`try_plan_offsets_in`], its
-/// 4 words per tensor in one allocation: the same plan in `O(n)` memory
-/// whatever the number of conflicting pairs, for a caller that bounds its
-/// memory at scale where the main greedy's conflict lists (up to 4 bytes a
-/// pair) would take more (the heuristic's greedy candidate).
-///
-/// Errors: those of [`crate::try_plan_offsets`].
-pub(crate) fn plan_offsets_compact(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
-    let n = tensors.len();
-    let bytes =
-        plan_offsets_scratch_bytes(n).ok_or(PlanError::OutOfMemory { bytes: usize::MAX })?;
-    // Words, so that the arrays carved out need no padding.
-    let mut words: Vec<MaybeUninit<usize>> = fallible::with_capacity(bytes.div_ceil(WORD))?;
-    let spare = words.spare_capacity_mut();
-    // SAFETY: the word buffer viewed as bytes keeps its alignment and covers
-    // `WORD · len` bytes, which the view borrows alone; any bytes are valid
-    // `MaybeUninit<u8>`.
-    let room =
-        unsafe { core::slice::from_raw_parts_mut(spare.as_mut_ptr().cast(), spare.len() * WORD) };
-    let mut offsets = fallible::filled(n, 0usize)?;
-    let arena_size = try_plan_offsets_in(tensors, &mut Scratch::new(room), |i, offset| {
-        offsets[i] = offset
-    })?;
-    Ok(MemoryPlan {
-        offsets,
-        arena_size,
-    })
-}
-
-/// Bytes in a word.
-const WORD: usize = core::mem::size_of::<usize>();
 
 /// Scratch bytes with which [`try_plan_offsets_indexed_in`] always plans
 /// through its index: [`plan_offsets_scratch_bytes`] and the index's
@@ -1548,34 +1514,6 @@ mod tests {
             let scratch = &mut Scratch::new(bytes(&mut words));
             let peak = try_peak_live_bytes_in(&tensors[..], scratch).unwrap();
             assert_eq!(peak, crate::try_peak_live_bytes(&tensors).unwrap());
-        }
-    }
-
-    /// The compact plan is the specification's, by its literal scan, on
-    /// tables large enough for the walk (sparse and dense, with zero sizes).
-    #[test]
-    fn compact_plan_is_the_specifications() {
-        let mut rng = crate::rng::XorShift(0x5EED_0C0A);
-        for case in 0..24 {
-            let n = 150 + rng.below(400);
-            let span = if case % 3 == 0 { 8 } else { n };
-            let tensors: Vec<TensorLifetime> = (0..n)
-                .map(|_| {
-                    let first = rng.below(span);
-                    let size = if rng.below(10) == 0 {
-                        0
-                    } else {
-                        1 + rng.below(5000)
-                    };
-                    TensorLifetime::new(size, first, first + rng.below(30))
-                })
-                .collect();
-            let expected = crate::offsets::greedy::naive_plan(&tensors);
-            assert_eq!(
-                plan_offsets_compact(&tensors).unwrap(),
-                expected,
-                "case {case}"
-            );
         }
     }
 }
