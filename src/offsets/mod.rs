@@ -342,13 +342,16 @@ fn capped_start(
     // begun with less time left than it is taken to cost and a stack, and
     // given up before the cap by two stacks' time (one for a step under
     // way, one for the stack that then follows).
-    let direct_cost = match first.survey.in_time_order {
-        true => first.ordering,
-        false => first.stack.saturating_mul(DIRECT_OVER_PEAK_UNSORTED),
+    let direct_cost = if first.survey.in_time_order {
+        first.ordering
+    } else {
+        first.stack.saturating_mul(DIRECT_OVER_PEAK_UNSORTED)
     };
     let left = deadline.saturating_duration_since(began);
     if left >= direct_cost.saturating_add(first.stack) {
-        let direct_deadline = deadline.checked_sub(first.stack * 2).unwrap_or(began);
+        let direct_deadline = deadline
+            .checked_sub(first.stack.saturating_mul(2))
+            .unwrap_or(began);
         if let Some(plan) = heuristic::plan_at_peak(rounded, peak, Some(direct_deadline))? {
             return Ok((plan, began.elapsed(), 0));
         }
