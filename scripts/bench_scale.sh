@@ -17,7 +17,7 @@
 # says it too.
 #
 # `scripts/bench_scale.sh caps` runs the search on the six families at 1M
-# buffers under time caps of 1000, 100 and 10 ms instead, and writes
+# buffers under time caps from 1000 ms down to 10 ms instead, and writes
 # docs/search_caps.md (settings: the AETHER_CAPS_* variables of
 # benches/src/bin/bench_caps.rs).
 set -euo pipefail

@@ -50,11 +50,18 @@
 //! tables of 4,096 planned tensors or more that plan does not begin its
 //! time order (whose passes write several words a tensor and sort) with
 //! less time left than four times what the peak took, reads the clock every
-//! 4,096 items of its passes and placements, and once less time is left
-//! than stacking what remains would take, it stacks the tensors not yet
-//! placed above the highest end placed (before the table is ordered, every
-//! tensor in input order from 0): sound, since first fit stays below its
-//! arena, but the arena can then reach the sum of the rounded sizes. Then,
+//! 4,096 items of its passes and placements. Once the time left holds
+//! little more than the tensors not yet placed need in size-class slots
+//! (each class, a quarter of an octave of sizes, a row of slots as wide
+//! as its largest tensor, a slot reused once its tensor's last use has
+//! passed), they go to such slots above the highest end placed, in
+//! `O(1)` a tensor; once less time is left than stacking what remains
+//! would take, the tensors not yet placed are stacked above everything
+//! placed (before the table is ordered, every tensor in input order from
+//! 0). Sound, since first fit stays below its arena and the slots below
+//! the stack; slots cost a small factor over the peak of live bytes (two
+//! to three times it on the shape families of issue 21), a stack can
+//! reach the sum of the rounded sizes. Then,
 //! each abandoned once the cap passes and kept when no worse than the best
 //! so far: the greedy plan (not begun when the first-fit plan was cut
 //! short, nor with less time left than that plan took); the heuristic's
@@ -70,7 +77,7 @@
 //! unless the arena meets the peak, so the gap between the arena and the
 //! bound is what a cut may have cost; [`PlanReport::stacked_tensors`]
 //! counts the tensors a cut first-fit plan left stacked (0 when the cap
-//! cut a later step, or none).
+//! cut a later step, or none, or the tensors it left all went to slots).
 //! The least any capped call costs is one pass that checks the lifetimes
 //! and surveys the table (planned tensors, node range, total size), the
 //! rounding, the peak (`O(n log n)`, reading no clock) and a stack written
@@ -242,7 +249,7 @@ pub fn try_plan_offsets_observed(
                         ordering: peak_took.saturating_mul(ORDERING_OVER_PEAK),
                         stack: peak_took,
                     };
-                    let (start, online_took, stacked) =
+                    let (start, online_took, left_out, stacked) =
                         capped_start(&rounded, peak, deadline, first)?;
                     stacked_tensors = stacked;
                     // Before its first placement the search sorts the table
@@ -256,7 +263,7 @@ pub fn try_plan_offsets_observed(
                     // online plan took.
                     // A first-fit plan cut short says time is short.
                     let left = deadline.saturating_duration_since(Instant::now());
-                    (start, stacked > 0 || left < online_took.saturating_mul(10))
+                    (start, left_out > 0 || left < online_took.saturating_mul(10))
                 }
             };
             let budget = options.budget;
@@ -304,8 +311,9 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 
 /// The plan a search capped at `deadline` starts from: a sound plan made
 /// cheaply first, then better ones while time remains, the best kept (a
-/// later one on a tie); how long the first took; and how many tensors it
-/// stacked because the deadline cut it short (0 if it was not).
+/// later one on a tie); how long the first took; and how many tensors the
+/// deadline left out of its first-fit plan, and of those how many it
+/// stacked (0 and 0 if it was not cut short).
 ///
 /// 0. The heuristic's direct plan at `peak` on the tables of its two
 ///    shapes ([`heuristic::plan_at_peak`]): a sort by first use and a
@@ -314,8 +322,9 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 ///    time left than the first-fit plan's ordering is estimated to take.
 /// 1. The online first-fit plan (`online`): `O(n log n)` whatever the
 ///    number of conflicting pairs, so that every capped call has a sound
-///    plan; cut short by the deadline (the tensors not yet placed stacked
-///    above the others), and then returned alone.
+///    plan; cut short by the deadline (the tensors not yet placed go to
+///    size-class slots above the others, or to a stack where even those
+///    would be late), and then returned alone.
 /// 2. The greedy plan, abandoned at the deadline, and not begun with less
 ///    time left than the first-fit plan took.
 /// 3. The heuristic's plan, abandoned at the deadline less the greedy
@@ -334,7 +343,7 @@ fn capped_start(
     peak: usize,
     deadline: Instant,
     first: FirstFit,
-) -> Result<(MemoryPlan, Duration, usize), PlanError> {
+) -> Result<(MemoryPlan, Duration, usize, usize), PlanError> {
     let began = Instant::now();
     // The direct plan reads the clock between its steps and every few
     // thousand tensors, but not within its sort by first use (none where
@@ -353,7 +362,7 @@ fn capped_start(
             .checked_sub(first.stack.saturating_mul(2))
             .unwrap_or(began);
         if let Some(plan) = heuristic::plan_at_peak(rounded, peak, Some(direct_deadline))? {
-            return Ok((plan, began.elapsed(), 0));
+            return Ok((plan, began.elapsed(), 0, 0));
         }
     }
     let online_began = Instant::now();
@@ -363,15 +372,20 @@ fn capped_start(
         ordering,
         ..
     } = first;
-    let (mut best, stacked) = online::plan_with(rounded, survey, buffer, ordering, Some(deadline))?;
+    let online::Online {
+        plan: mut best,
+        left_out,
+        stacked,
+    } = online::plan_with(rounded, survey, buffer, ordering, Some(deadline))?;
     let greedy_began = Instant::now();
     let online_took = greedy_began.saturating_duration_since(online_began);
     // The greedy's set-up (validation, the placement order) reads no
     // clock; it costs less than the first-fit plan, which sorts the table
     // twice and sweeps it: not begun with less time left than that took.
     let left = deadline.saturating_duration_since(greedy_began);
-    if best.arena_size <= peak || stacked > 0 || left < online_took {
-        return Ok((best, online_took, stacked));
+    // A cut says time is short.
+    if best.arena_size <= peak || left_out > 0 || left < online_took {
+        return Ok((best, online_took, left_out, stacked));
     }
     let greedy = greedy::plan_until(rounded, Some(deadline))?;
     if let Some(plan) = &greedy {
@@ -390,7 +404,7 @@ fn capped_start(
     let greedy_took = now.saturating_duration_since(greedy_began);
     if best.arena_size <= peak || now >= deadline || deadline - now < greedy_took.saturating_mul(3)
     {
-        return Ok((best, online_took, 0));
+        return Ok((best, online_took, 0, 0));
     }
     let heuristic_deadline = Some(deadline - greedy_took);
     if let Some(plan) = heuristic::plan_knowing(rounded, peak, heuristic_deadline, greedy.as_ref())?
@@ -399,7 +413,7 @@ fn capped_start(
             best = plan;
         }
     }
-    Ok((best, online_took, 0))
+    Ok((best, online_took, 0, 0))
 }
 
 /// What the online first-fit plan of a capped call is given: the table's
@@ -503,19 +517,19 @@ mod tests {
             capped_start(tensors, peak, deadline, first).unwrap()
         };
         let total: usize = tensors.iter().map(|t| t.size).sum();
-        let (plan, _, stacked) = start(&tensors, Duration::ZERO, Duration::ZERO);
+        let (plan, _, _, stacked) = start(&tensors, Duration::ZERO, Duration::ZERO);
         assert_eq!((plan.arena_size, stacked), (peak, 0));
-        let (plan, _, stacked) = start(&tensors, 2 * hour, Duration::ZERO);
+        let (plan, _, _, stacked) = start(&tensors, 2 * hour, Duration::ZERO);
         assert_eq!((plan.arena_size, stacked), (total, tensors.len()));
         // Out of time order the direct plan sorts first, taken to cost
         // DIRECT_OVER_PEAK_UNSORTED stacks, whatever the ordering is taken
         // to cost: stacks of no time leave it all the hour, stacks of ten
         // minutes no room in it (and the first-fit plan is not begun).
         let reversed: Vec<TensorLifetime> = tensors.iter().rev().copied().collect();
-        let (plan, _, stacked) = start(&reversed, 2 * hour, Duration::ZERO);
+        let (plan, _, _, stacked) = start(&reversed, 2 * hour, Duration::ZERO);
         assert_eq!((plan.arena_size, stacked), (peak, 0));
         let ten_minutes = Duration::from_secs(600);
-        let (plan, _, stacked) = start(&reversed, 2 * hour, ten_minutes);
+        let (plan, _, _, stacked) = start(&reversed, 2 * hour, ten_minutes);
         assert_eq!((plan.arena_size, stacked), (total, reversed.len()));
     }
 }

@@ -56,9 +56,31 @@ type Entry = (usize, usize, usize, usize);
 
 /// What [`plan_with`] asks at each reading of its clock.
 trait Cut {
-    /// Whether to give first fit up now for a stack, `reserve` being about
-    /// the time the stack (and writing the plan out) will take.
+    /// Whether to give the work in hand up now for a stack, `reserve`
+    /// being about the time the stack (and writing the plan out) will take.
     fn now(&mut self, reserve: Duration) -> bool;
+
+    /// What first fit is to do at one of its readings: go on while more
+    /// than `first_fit` is left; else give way to size-class slots (which
+    /// read the clock too); or, with `stack` or less left, to a stack,
+    /// `stack` being about the time it (and writing the plan out) takes.
+    fn choose(&mut self, first_fit: Duration, stack: Duration) -> Choice {
+        if !self.now(first_fit) {
+            Choice::GoOn
+        } else if self.now(stack) {
+            Choice::Stack
+        } else {
+            Choice::Slots
+        }
+    }
+}
+
+/// What first fit does at a reading of the clock ([`Cut::choose`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Choice {
+    GoOn,
+    Slots,
+    Stack,
 }
 
 /// A deadline, if any: give up once `reserve` or less is left before it.
@@ -75,29 +97,33 @@ impl Cut for Option<Instant> {
 /// pass `usize::MAX`; [`PlanError::OutOfMemory`].
 #[cfg(test)]
 fn plan(tensors: &[TensorLifetime]) -> Result<MemoryPlan, PlanError> {
-    plan_until(tensors, None).map(|(plan, _)| plan)
+    plan_until(tensors, None).map(|online| online.plan)
 }
 
-/// [`plan`], cut short by `deadline`, and how many tensors were stacked
-/// instead of placed by first fit (0, the whole first-fit plan, always
-/// without a deadline). [`plan_with`] with nothing known beforehand.
+/// [`plan`], cut short by `deadline` (always the whole first-fit plan
+/// without one). [`plan_with`] with nothing known beforehand.
 ///
 /// Errors: those of [`plan`].
 #[cfg(test)]
-fn plan_until(
-    tensors: &[TensorLifetime],
-    deadline: Option<Instant>,
-) -> Result<(MemoryPlan, usize), PlanError> {
+fn plan_until(tensors: &[TensorLifetime], deadline: Option<Instant>) -> Result<Online, PlanError> {
     let mut deadline = deadline;
     let survey = Survey::of(tensors)?;
     plan_cut(tensors, &survey, Vec::new(), Duration::ZERO, &mut deadline)
 }
 
+/// What [`plan_with`] made: the plan; how many planned tensors a cut left
+/// out of first fit; and how many of those it stacked (the others went to
+/// size-class slots). Both 0 for the whole first-fit plan.
+#[derive(Debug)]
+pub(crate) struct Online {
+    pub(crate) plan: MemoryPlan,
+    pub(crate) left_out: usize,
+    pub(crate) stacked: usize,
+}
+
 /// The online first-fit plan of `tensors` (sizes already rounded,
 /// lifetimes validated; zero-size tensors get offset 0), whose [`Survey`]
-/// is `survey`, cut short by `deadline`, and how many tensors were stacked
-/// instead of placed by
-/// first fit (0, the whole first-fit plan, always without a deadline).
+/// is `survey`, cut short by `deadline` ([`Online`] says how much was cut).
 /// The offsets are written to `buffer`'s memory (its contents are not
 /// read), which saves touching fresh memory when it has room for them.
 ///
@@ -105,17 +131,32 @@ fn plan_until(
 /// begun with less than `ordering` left before the deadline (the caller's
 /// estimate of what the ordering passes cost at least); then every
 /// [`CLOCK_PERIOD`] items of the passes that order the tensors and every
-/// [`CLOCK_PERIOD`] placements. Once less time is
-/// left than stacking what remains would take, the tensors not yet placed
-/// are stacked, each at the end of the one before: in time order from the
-/// highest end placed so far, or, when the cut comes before the order is
-/// complete, every planned tensor in input order from 0. Sound either way:
-/// everything placed by first fit lies below the stack. The arena can then
-/// reach the sum of the sizes (no worse than that, since a first-fit
-/// arena never passes the sum of the sizes it has placed). The clock is
-/// not read on tables of fewer than [`CLOCK_PERIOD`] planned tensors, nor
-/// when the sizes sum past `usize::MAX` (a stack would overflow where first
-/// fit may not).
+/// [`CLOCK_PERIOD`] placements. A cut before the order is complete stacks
+/// every planned tensor in input order from 0. A cut among the placements
+/// leaves the tensors placed so far where first fit put them, and places
+/// the others above the highest end placed, still in time order:
+///
+/// - in size-class slots ([`Slots`]), once the time left holds no more
+///   than slots for the rest (taken to cost half of first fit's pace so
+///   far) and a stack, while it still holds the stack: each size class (a
+///   quarter of an octave of sizes) is a row of equal slots as wide as
+///   its largest tensor, and a tensor takes a freed slot of the smallest
+///   class at or above its own, or a new one in its class's row;
+/// - else, or once the slots run short of time too, stacked, each at the
+///   end of the one before.
+///
+/// Sound either way: everything placed by first fit lies below the
+/// slots, and the slots below the stack. A stack can reach the sum of the
+/// sizes (no worse than that, since a first-fit arena never passes the sum
+/// of the sizes it has placed); the slots reach the sum over classes of
+/// the class's width times the most tensors of that class or smaller ones
+/// live at once (a new slot is made only while every slot of the class
+/// holds a live tensor, each of the class or a smaller one, slots being
+/// handed out in time order and freed once their tensor's last use has
+/// passed). The clock is not read
+/// on tables of fewer than [`CLOCK_PERIOD`] planned tensors, nor when the
+/// sizes sum past `usize::MAX` (a stack would overflow where first fit may
+/// not).
 ///
 /// Errors: [`PlanError::Overflow`] naming a tensor whose end offset would
 /// pass `usize::MAX`; [`PlanError::OutOfMemory`].
@@ -125,7 +166,7 @@ pub(crate) fn plan_with(
     buffer: Vec<usize>,
     ordering: Duration,
     deadline: Option<Instant>,
-) -> Result<(MemoryPlan, usize), PlanError> {
+) -> Result<Online, PlanError> {
     let mut deadline = deadline;
     plan_cut(tensors, survey, buffer, ordering, &mut deadline)
 }
@@ -137,9 +178,13 @@ fn plan_cut(
     buffer: Vec<usize>,
     ordering: Duration,
     cut: &mut impl Cut,
-) -> Result<(MemoryPlan, usize), PlanError> {
+) -> Result<Online, PlanError> {
     let Some(order) = time_order(tensors, survey, ordering, cut)? else {
-        return Ok((stacked(tensors, buffer)?, survey.planned));
+        return Ok(Online {
+            plan: stacked(tensors, buffer)?,
+            left_out: survey.planned,
+            stacked: survey.planned,
+        });
     };
     let TimeOrder {
         by_first,
@@ -148,28 +193,51 @@ fn plan_cut(
         clocked,
     } = order;
     let planned = by_first.len();
+    let size_at = |pos: usize| usize::MAX - by_first[pos].1;
 
-    // Offsets by position in `by_first`, written to the input's order at
-    // the end.
+    // Offsets by position in `by_first` (slot numbers for the tensors in
+    // slots until they are laid out), written to the input's order at the
+    // end.
     let mut placed = fresh_zeroed(planned)?;
     let mut free = FreeBlocks::new(planned)?;
+    let mut slots: Option<Slots> = None;
     let mut arena = 0usize;
     let mut freed = 0;
-    let mut stacked_count = 0;
+    // Where the stack begins, if there is one.
+    let mut stack_from = planned;
+    let first_fit_began = Instant::now();
     for (pos, &(first_use, room, i, _)) in by_first.iter().enumerate() {
         if clocked && pos > 0 && pos % CLOCK_PERIOD == 0 {
             // Stacking a tensor, and writing its offset out, each cost about
             // half a step of the pass that wrote the order (an entry four
-            // times the size): one per tensor left, one per tensor.
-            let tail = step.saturating_mul(clamp_u32(planned.saturating_mul(2) - pos)) / 2;
-            if cut.now(tail) {
-                // `arena` is at most the sum of the sizes placed so far (a
-                // first-fit block starts at or below the highest end before
-                // it), so the stack ends within the sum of all sizes, which
-                // fits.
-                arena = stack(&by_first[pos..], &mut placed[pos..], arena);
-                stacked_count = planned - pos;
-                break;
+            // times the size).
+            let half_steps = |count: usize| step.saturating_mul(clamp_u32(count)) / 2;
+            let rest = planned - pos;
+            match &slots {
+                None => {
+                    // First fit goes on while the time left holds slots for
+                    // the rest, taken to cost half as much as first fit has
+                    // so far (a slot is taken in a few steps, where first
+                    // fit descends a tree), and a stack.
+                    let stack = half_steps(rest + planned);
+                    let pace = per_tensor(first_fit_began, pos).saturating_mul(clamp_u32(rest));
+                    let by_first_fit = stack.saturating_add(pace / 2);
+                    match cut.choose(by_first_fit, stack) {
+                        Choice::GoOn => {}
+                        Choice::Slots => slots = Some(Slots::new(pos, arena, rest)?),
+                        Choice::Stack => {
+                            stack_from = pos;
+                            break;
+                        }
+                    }
+                }
+                Some(slots) => {
+                    // Laying a slot out costs about what stacking does.
+                    if cut.now(half_steps(rest + (pos - slots.from) + planned)) {
+                        stack_from = pos;
+                        break;
+                    }
+                }
             }
         }
         let size = usize::MAX - room;
@@ -177,14 +245,46 @@ fn plan_cut(
             if last_use >= first_use {
                 break;
             }
-            free.give_back(placed[q], usize::MAX - by_first[q].1)?;
+            match &mut slots {
+                None => free.give_back(placed[q], size_at(q))?,
+                Some(slots) if q >= slots.from => slots.give_back(q, placed[q])?,
+                // Placed by first fit, below every slot.
+                Some(_) => {}
+            }
             freed += 1;
         }
-        let offset = free.take(size)?.ok_or(PlanError::Overflow { tensor: i })?;
-        placed[pos] = offset;
-        // `take` only hands out blocks inside `0..=usize::MAX`.
-        arena = arena.max(offset + size);
+        placed[pos] = match &mut slots {
+            None => {
+                let offset = free.take(size)?.ok_or(PlanError::Overflow { tensor: i })?;
+                // `take` only hands out blocks inside `0..=usize::MAX`.
+                arena = arena.max(offset + size);
+                offset
+            }
+            Some(slots) => slots.take(pos, size),
+        };
     }
+    drop(free);
+    // `arena` is at most the sum of the sizes first fit placed (a
+    // first-fit block starts at or below the highest end before it), so a
+    // stack of all the others from there ends within the sum of all sizes,
+    // which fits.
+    let mut left_out = planned - stack_from;
+    if let Some(slots) = &slots {
+        left_out = planned - slots.from;
+        let (from, to) = (slots.from, stack_from);
+        let top = slots.lay_out(&by_first[from..to], &mut placed[from..to]);
+        let rest = (to..planned).try_fold(0usize, |sum, pos| sum.checked_add(size_at(pos)));
+        match top
+            .zip(rest)
+            .filter(|&(top, rest)| top.checked_add(rest).is_some())
+        {
+            Some((top, _)) => arena = top,
+            // Rows wider than their tensors, past `usize::MAX`: all stacked.
+            None => stack_from = from,
+        }
+    }
+    let stacked_count = planned - stack_from;
+    arena = stack(&by_first[stack_from..], &mut placed[stack_from..], arena);
     let mut offsets = zeroed_in(buffer, tensors.len())?;
     for (&(_, _, i, _), &offset) in by_first.iter().zip(&placed) {
         offsets[i] = offset;
@@ -193,7 +293,138 @@ fn plan_cut(
         offsets,
         arena_size: arena,
     };
-    Ok((plan, stacked_count))
+    Ok(Online {
+        plan,
+        left_out,
+        stacked: stacked_count,
+    })
+}
+
+/// The size classes of [`Slots`]: four per octave of sizes up to
+/// `usize::MAX` on 64-bit targets (a byte per class number).
+const SLOT_CLASSES: usize = 256;
+
+/// The size class of `size` (at least 1): its octave, and the two bits
+/// below its highest, so that a class's largest size is less than a
+/// quarter above its smallest. Classes grow with sizes.
+fn size_class(size: usize) -> usize {
+    let octave = usize::BITS - 1 - size.leading_zeros();
+    let quarter = if octave >= 2 {
+        (size >> (octave - 2)) & 3
+    } else {
+        (size << (2 - octave)) & 3
+    };
+    4 * octave as usize + quarter
+}
+
+/// Size-class slots for the tensors a cut first-fit plan leaves, taken in
+/// time order: each class is a row of slots, each as wide as the largest
+/// tensor of the class, and a tensor takes a freed slot of the smallest
+/// class at or above its own that has one (a slot as wide as the class's
+/// largest tensor holds every smaller one), or else a new one at the end of
+/// its own class's row. `O(1)` a tensor (freed slots kept on a stack per
+/// class, the classes that have any in a bit set), one byte of memory a
+/// tensor (the class of its slot) and a word a freed slot.
+struct Slots {
+    /// The first position (in time order) placed here.
+    from: usize,
+    /// The highest end first fit placed: the rows begin there.
+    base: usize,
+    /// Slots made, per class.
+    made: Vec<usize>,
+    /// The largest size of the class, per class.
+    width: Vec<usize>,
+    /// Freed slots, per class.
+    free: Vec<Vec<usize>>,
+    /// The classes with a freed slot, a bit each.
+    freed: [u64; SLOT_CLASSES / 64],
+    /// The class of each tensor's slot, by position from `from`.
+    class_of: Vec<u8>,
+}
+
+impl Slots {
+    /// No slot yet, above `base`, for the `left` tensors from position
+    /// `from` on.
+    fn new(from: usize, base: usize, left: usize) -> Result<Self, PlanError> {
+        let mut free = fallible::with_capacity(SLOT_CLASSES)?;
+        free.resize_with(SLOT_CLASSES, Vec::new);
+        Ok(Slots {
+            from,
+            base,
+            made: fallible::filled(SLOT_CLASSES, 0)?,
+            width: fallible::filled(SLOT_CLASSES, 0)?,
+            free,
+            freed: [0; SLOT_CLASSES / 64],
+            class_of: fresh_zeroed(left)?,
+        })
+    }
+
+    /// A slot for the tensor at position `pos`, of `size`.
+    fn take(&mut self, pos: usize, size: usize) -> usize {
+        let own = size_class(size);
+        self.width[own] = self.width[own].max(size);
+        let (class, slot) = match self.freed_from(own) {
+            Some(class) => {
+                let slots = &mut self.free[class];
+                // A class's bit is set while it has a freed slot.
+                let slot = slots.pop().unwrap_or_default();
+                if slots.is_empty() {
+                    self.freed[class / 64] &= !(1 << (class % 64));
+                }
+                (class, slot)
+            }
+            None => {
+                self.made[own] += 1;
+                (own, self.made[own] - 1)
+            }
+        };
+        // Below SLOT_CLASSES, 256.
+        self.class_of[pos - self.from] = class as u8;
+        slot
+    }
+
+    /// The smallest class from `class` on with a freed slot.
+    fn freed_from(&self, class: usize) -> Option<usize> {
+        let mut word = class / 64;
+        let mut bits = self.freed[word] & (u64::MAX << (class % 64));
+        while bits == 0 {
+            word += 1;
+            bits = *self.freed.get(word)?;
+        }
+        Some(64 * word + bits.trailing_zeros() as usize)
+    }
+
+    /// Gives back the slot of the tensor at position `pos`, `slot`.
+    fn give_back(&mut self, pos: usize, slot: usize) -> Result<(), PlanError> {
+        let class = usize::from(self.class_of[pos - self.from]);
+        fallible::push(&mut self.free[class], slot)?;
+        self.freed[class / 64] |= 1 << (class % 64);
+        Ok(())
+    }
+
+    /// Turns the slot numbers of `placed` (of the tensors of `entries`,
+    /// from position `from` on) into offsets: the rows one above another
+    /// from `base`, smaller classes lower; the highest end (`base` if
+    /// there is none), or `None` (`placed` unchanged) if the rows would
+    /// pass `usize::MAX`.
+    fn lay_out(&self, entries: &[Entry], placed: &mut [usize]) -> Option<usize> {
+        let mut row = [0usize; SLOT_CLASSES];
+        let mut top = self.base;
+        for ((start, &made), &width) in row.iter_mut().zip(&self.made).zip(&self.width) {
+            *start = top;
+            top = top.checked_add(made.checked_mul(width)?)?;
+        }
+        let mut highest = self.base;
+        for ((slot, &class), &(_, room, _, _)) in placed.iter_mut().zip(&self.class_of).zip(entries)
+        {
+            let class = usize::from(class);
+            // Within the rows, below `top`: the slot is one of those made,
+            // as wide as the tensor at least.
+            *slot = row[class] + *slot * self.width[class];
+            highest = highest.max(*slot + (usize::MAX - room));
+        }
+        Some(highest)
+    }
 }
 
 fn clamp_u32(n: usize) -> u32 {
@@ -952,7 +1183,11 @@ mod tests {
             let whole = plan(&tensors).unwrap();
             assert_eq!(whole.offsets, reference, "spread {spread}");
             assert_eq!(whole.arena_size, highest_end(&tensors, &reference));
-            let (before, stacked) = plan_until(&tensors, Some(later)).unwrap();
+            let Online {
+                plan: before,
+                stacked,
+                ..
+            } = plan_until(&tensors, Some(later)).unwrap();
             assert_eq!(stacked, 0, "spread {spread}");
             assert_eq!(before, whole, "spread {spread}");
         }
@@ -973,8 +1208,11 @@ mod tests {
                 passes: usize::MAX,
                 readings: 0,
             };
-            let (whole, stacked) =
-                plan_cut(&tensors, &survey, Vec::new(), Duration::ZERO, &mut never).unwrap();
+            let Online {
+                plan: whole,
+                stacked,
+                ..
+            } = plan_cut(&tensors, &survey, Vec::new(), Duration::ZERO, &mut never).unwrap();
             assert_eq!(stacked, 0);
             assert_eq!(whole.offsets, reference, "spread {spread}");
             // One reading every CLOCK_PERIOD placements after the first;
@@ -993,7 +1231,7 @@ mod tests {
                     passes,
                     readings: 0,
                 };
-                let (plan, stacked) =
+                let Online { plan, stacked, .. } =
                     plan_cut(&tensors, &survey, Vec::new(), Duration::ZERO, &mut clock).unwrap();
                 assert_eq!(
                     shared_byte_among_live(&tensors, &plan.offsets),
@@ -1028,6 +1266,246 @@ mod tests {
         }
     }
 
+    /// A clock that says to go on for `slots_after` readings, then to give
+    /// first fit up for slots, and to stack after `stack_after` readings;
+    /// it counts them.
+    struct Staged {
+        slots_after: usize,
+        stack_after: usize,
+        readings: usize,
+    }
+
+    impl Cut for Staged {
+        fn now(&mut self, _: Duration) -> bool {
+            self.readings += 1;
+            self.readings > self.stack_after
+        }
+        fn choose(&mut self, _: Duration, _: Duration) -> Choice {
+            self.readings += 1;
+            if self.readings > self.stack_after {
+                Choice::Stack
+            } else if self.readings > self.slots_after {
+                Choice::Slots
+            } else {
+                Choice::GoOn
+            }
+        }
+    }
+
+    /// The size class by its definition: the octave `k` with
+    /// `2^k <= size < 2^(k+1)`, and which quarter of it holds `size`.
+    fn class_by_definition(size: usize) -> usize {
+        let mut octave = 0;
+        while size.checked_shr(octave + 1).is_some_and(|rest| rest != 0) {
+            octave += 1;
+        }
+        let quarter = ((size as u128 * 4) >> octave) as usize - 4;
+        4 * octave as usize + quarter
+    }
+
+    /// The offsets size-class slots give the tensors of `order` (in time
+    /// order), from `base` up, by the rule's definition: the tensors whose
+    /// last use has passed give their slots back, by last use then place
+    /// in the order; a tensor takes the slot given back last of the
+    /// smallest class at or above its own that has one, else a new slot of
+    /// its class; each class a row of slots as wide as its largest tensor,
+    /// the rows from `base` up, smaller classes lower. The offsets (by
+    /// input index) and the highest end (`base` if none).
+    fn literal_slots(
+        tensors: &[TensorLifetime],
+        order: &[usize],
+        base: usize,
+    ) -> (Vec<(usize, usize)>, usize) {
+        let classes = 4 * usize::BITS as usize;
+        let mut made = vec![0usize; classes];
+        let mut width = vec![0usize; classes];
+        let mut given_back: Vec<Vec<usize>> = vec![Vec::new(); classes];
+        // (input index, place in order, class, slot)
+        let mut live: Vec<(usize, usize, usize, usize)> = Vec::new();
+        let mut taken = Vec::new();
+        for (place, &i) in order.iter().enumerate() {
+            let t = tensors[i];
+            let mut ended: Vec<(usize, usize, usize, usize)> = live
+                .iter()
+                .copied()
+                .filter(|&(j, ..)| tensors[j].last_use < t.first_use)
+                .collect();
+            live.retain(|&(j, ..)| tensors[j].last_use >= t.first_use);
+            ended.sort_by_key(|&(j, at, ..)| (tensors[j].last_use, at));
+            for (_, _, class, slot) in ended {
+                given_back[class].push(slot);
+            }
+            let own = class_by_definition(t.size);
+            width[own] = width[own].max(t.size);
+            let (class, slot) = match (own..classes).find(|&c| !given_back[c].is_empty()) {
+                Some(c) => (c, given_back[c].pop().unwrap()),
+                None => {
+                    made[own] += 1;
+                    (own, made[own] - 1)
+                }
+            };
+            live.push((i, place, class, slot));
+            taken.push((i, class, slot));
+        }
+        let mut row = vec![0; classes];
+        let mut top = base;
+        for c in 0..classes {
+            row[c] = top;
+            top += made[c] * width[c];
+        }
+        let offsets: Vec<(usize, usize)> = taken
+            .into_iter()
+            .map(|(i, class, slot)| (i, row[class] + slot * width[class]))
+            .collect();
+        let highest = (offsets.iter())
+            .map(|&(i, offset)| offset + tensors[i].size)
+            .fold(base, usize::max);
+        (offsets, highest)
+    }
+
+    #[test]
+    fn a_cut_plan_gives_the_tensors_left_to_size_class_slots_then_to_a_stack() {
+        for (spread, unit, seed) in [(1, 1, 0x53), (1000, 1, 0x54), (1, 64, 0x55)] {
+            let mut tensors = large_table(4 * CLOCK_PERIOD + 300, spread, seed);
+            for t in &mut tensors {
+                t.size *= unit;
+            }
+            let reference = literal_first_fit(&tensors);
+            let mut order: Vec<usize> = (0..tensors.len())
+                .filter(|&i| tensors[i].size > 0)
+                .collect();
+            order.sort_by_key(|&i| (tensors[i].first_use, usize::MAX - tensors[i].size, i));
+            let planned = order.len();
+            let survey = Survey::of(&tensors).unwrap();
+            let mut never = Expiring {
+                passes: usize::MAX,
+                readings: 0,
+            };
+            plan_cut(&tensors, &survey, Vec::new(), Duration::ZERO, &mut never).unwrap();
+            let placing = (planned - 1) / CLOCK_PERIOD;
+            let ordering = never.readings - placing;
+            for (slots_at, stack_at) in [(1, usize::MAX), (1, 3), (2, 3), (3, 4), (1, 2)] {
+                let name = format!(
+                    "spread {spread}, unit {unit}, slots at {slots_at}, stack at {stack_at}"
+                );
+                let mut clock = Staged {
+                    slots_after: ordering + slots_at - 1,
+                    stack_after: ordering.saturating_add(stack_at).saturating_sub(1),
+                    readings: 0,
+                };
+                let Online {
+                    plan,
+                    left_out,
+                    stacked,
+                } = plan_cut(&tensors, &survey, Vec::new(), Duration::ZERO, &mut clock).unwrap();
+                let slots_from = slots_at * CLOCK_PERIOD;
+                let stack_from = stack_at.saturating_mul(CLOCK_PERIOD).min(planned);
+                assert_eq!(
+                    (left_out, stacked),
+                    (planned - slots_from, planned - stack_from),
+                    "{name}"
+                );
+                assert_eq!(
+                    shared_byte_among_live(&tensors, &plan.offsets),
+                    None,
+                    "{name}"
+                );
+                assert_eq!(
+                    plan.arena_size,
+                    highest_end(&tensors, &plan.offsets),
+                    "{name}"
+                );
+                assert!(
+                    plan.offsets.iter().all(|&o| o % unit == 0),
+                    "{name}: unaligned"
+                );
+                // First fit's tensors where it put them; the slots' where the
+                // rule's definition puts them, above; the rest stacked above.
+                let mut base = 0;
+                for &i in &order[..slots_from] {
+                    assert_eq!(plan.offsets[i], reference[i], "{name}");
+                    base = base.max(reference[i] + tensors[i].size);
+                }
+                let (slotted, mut top) =
+                    literal_slots(&tensors, &order[slots_from..stack_from], base);
+                for (i, offset) in slotted {
+                    assert_eq!(plan.offsets[i], offset, "{name}: tensor {i}");
+                }
+                for &i in &order[stack_from..] {
+                    assert_eq!(plan.offsets[i], top, "{name}: tensor {i}");
+                    top += tensors[i].size;
+                }
+                assert_eq!(plan.arena_size.max(base), top.max(base), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_slot_of_a_larger_class_given_back_is_taken_before_a_new_one() {
+        // 64 is class 4 * 6 + 0; 40, in [32, 64), is in its second quarter:
+        // class 4 * 5 + 1.
+        let mut slots = Slots::new(10, 100, 3).unwrap();
+        assert_eq!(slots.take(10, 64), 0);
+        slots.give_back(10, 0).unwrap();
+        assert_eq!(slots.take(11, 40), 0, "the freed slot of class 24");
+        assert_eq!(slots.take(12, 40), 0, "a new slot of class 21");
+        assert_eq!(slots.class_of, vec![24, 24, 21]);
+        let mut placed = vec![0, 0, 0];
+        // Rows from 100: class 21's (one slot of 40), then class 24's.
+        let entries: Vec<Entry> = [64, 40, 40]
+            .iter()
+            .map(|&size| (0, usize::MAX - size, 0, 0))
+            .collect();
+        assert_eq!(slots.lay_out(&entries, &mut placed), Some(204));
+        assert_eq!(placed, vec![140, 140, 100]);
+        for size in [1, 2, 3, 5, 7, 40, 64, 65, 1000, usize::MAX / 3, usize::MAX] {
+            assert_eq!(size_class(size), class_by_definition(size), "size {size}");
+        }
+    }
+
+    #[test]
+    fn slot_rows_past_usize_max_are_stacked_instead() {
+        // 4,096 one-byte tensors at node 0, one of a tenth of the address
+        // space beside them; after the cut, three that share a size class
+        // (a quarter of 2^62..2^63) live at once: their sizes sum within
+        // `usize`, but three slots as wide as the widest do not fit above
+        // the tenth.
+        let tenth = usize::MAX / 10;
+        let quarter = 1usize << 60;
+        let mut tensors = vec![TensorLifetime::new(tenth, 0, 0)];
+        tensors.extend((1..CLOCK_PERIOD).map(|_| TensorLifetime::new(1, 0, 0)));
+        let widest = 4 * quarter + quarter - quarter / 64;
+        let others = 4 * quarter + quarter / 64;
+        tensors.push(TensorLifetime::new(widest, 1, 2));
+        tensors.push(TensorLifetime::new(others, 1, 2));
+        tensors.push(TensorLifetime::new(others, 1, 2));
+        assert_eq!(class_by_definition(widest), class_by_definition(others));
+        let sum = tensors
+            .iter()
+            .try_fold(0usize, |s, t| s.checked_add(t.size));
+        assert!(sum.is_some() && tenth.checked_add(3 * widest).is_none());
+        let survey = Survey::of(&tensors).unwrap();
+        // The dense ordering reads the clock 3 times on this table.
+        let mut clock = Staged {
+            slots_after: 3,
+            stack_after: usize::MAX,
+            readings: 0,
+        };
+        let Online {
+            plan,
+            left_out,
+            stacked,
+        } = plan_cut(&tensors, &survey, Vec::new(), Duration::ZERO, &mut clock).unwrap();
+        assert_eq!((left_out, stacked), (3, 3));
+        let base = tenth + CLOCK_PERIOD - 1;
+        let n = tensors.len();
+        assert_eq!(
+            plan.offsets[n - 3..],
+            [base, base + widest, base + widest + others]
+        );
+        assert_eq!(plan.arena_size, sum.unwrap());
+    }
+
     #[test]
     fn a_passed_deadline_stacks_large_tables_and_spares_small_ones() {
         let passed = Some(Instant::now());
@@ -1035,11 +1513,11 @@ mod tests {
             // One tensor in sixteen has size 0: fewer than CLOCK_PERIOD
             // planned ones.
             let small = large_table(CLOCK_PERIOD, spread, 0x71);
-            let (plan, stacked) = plan_until(&small, passed).unwrap();
+            let Online { plan, stacked, .. } = plan_until(&small, passed).unwrap();
             assert_eq!(stacked, 0, "spread {spread}");
             assert_eq!(plan.offsets, literal_first_fit(&small), "spread {spread}");
             let large = large_table(CLOCK_PERIOD + CLOCK_PERIOD / 4, spread, 0x72);
-            let (plan, stacked) = plan_until(&large, passed).unwrap();
+            let Online { plan, stacked, .. } = plan_until(&large, passed).unwrap();
             let planned = large.iter().filter(|t| t.size > 0).count();
             assert_eq!(stacked, planned, "spread {spread}");
             assert_eq!(plan.offsets, input_order_stack(&large), "spread {spread}");
@@ -1051,7 +1529,7 @@ mod tests {
         let huge: Vec<TensorLifetime> = (0..CLOCK_PERIOD + 10)
             .map(|i| TensorLifetime::new(usize::MAX / 8, i, i))
             .collect();
-        let (plan, stacked) = plan_until(&huge, passed).unwrap();
+        let Online { plan, stacked, .. } = plan_until(&huge, passed).unwrap();
         assert_eq!(stacked, 0);
         assert!(plan.offsets.iter().all(|&o| o == 0));
         assert_eq!(plan.arena_size, usize::MAX / 8);
@@ -1081,7 +1559,7 @@ mod tests {
                 left: hour,
                 readings: 0,
             };
-            let (plan, stacked) =
+            let Online { plan, stacked, .. } =
                 plan_cut(&tensors, &survey, Vec::new(), 2 * hour, &mut clock).unwrap();
             assert_eq!(
                 clock.readings, 1,
@@ -1097,7 +1575,7 @@ mod tests {
                 left: hour,
                 readings: 0,
             };
-            let (plan, stacked) =
+            let Online { plan, stacked, .. } =
                 plan_cut(&tensors, &survey, Vec::new(), hour / 2, &mut clock).unwrap();
             assert_eq!(stacked, 0, "spread {spread}");
             assert_eq!(plan.offsets, literal_first_fit(&tensors), "spread {spread}");
@@ -1123,7 +1601,7 @@ mod tests {
                     passes: usize::MAX,
                     readings: 0,
                 };
-                let (plan, stacked) = plan_cut(
+                let Online { plan, stacked, .. } = plan_cut(
                     &tensors,
                     &survey,
                     buffer.clone(),
@@ -1136,7 +1614,7 @@ mod tests {
                     left: hour,
                     readings: 0,
                 };
-                let (plan, stacked) =
+                let Online { plan, stacked, .. } =
                     plan_cut(&tensors, &survey, buffer, 2 * hour, &mut short).unwrap();
                 if n < CLOCK_PERIOD {
                     // Small tables read no clock: always the whole plan.

@@ -116,6 +116,7 @@ pub(crate) fn zeroed_words(words: usize) -> Result<Vec<u64>, PlanError> {
 pub(crate) unsafe trait ZeroValid {}
 
 // SAFETY: integers and tuples of integers; all-zero bits are zeros.
+unsafe impl ZeroValid for u8 {}
 unsafe impl ZeroValid for u64 {}
 unsafe impl ZeroValid for usize {}
 unsafe impl ZeroValid for (usize, usize) {}

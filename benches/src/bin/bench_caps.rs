@@ -7,7 +7,7 @@
 //! promises as its lower bound. `scripts/bench_scale.sh caps` runs it.
 //!
 //! Settings (defaults in parentheses): `AETHER_CAPS_N` (1048576),
-//! `AETHER_CAPS_MS` (1000,300,100,50,30,20,10: the 1000, 100 and
+//! `AETHER_CAPS_MS` (1000,300,200,150,100,75,50,30,20,10: the 1000, 100 and
 //! 10 ms and the caps between, where other steps of the capped start end),
 //! `AETHER_CAPS_RUNS` (3), `AETHER_CAPS_SEED` (21).
 
@@ -46,7 +46,7 @@ fn main() {
     let runs = env_or("AETHER_CAPS_RUNS", 3).max(1) as usize;
     let seed = env_or("AETHER_CAPS_SEED", 21);
     let caps: Vec<u64> = std::env::var("AETHER_CAPS_MS")
-        .unwrap_or_else(|_| "1000,300,100,50,30,20,10".into())
+        .unwrap_or_else(|_| "1000,300,200,150,100,75,50,30,20,10".into())
         .split(',')
         .map(|c| {
             c.trim()
