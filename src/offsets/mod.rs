@@ -59,9 +59,9 @@
 //! would take, the tensors not yet placed are stacked above everything
 //! placed (before the table is ordered, every tensor in input order from
 //! 0). Sound, since first fit stays below its arena and the slots below
-//! the stack; slots cost a small factor over the peak of live bytes (two
-//! to three times it on the shape families of issue 21), a stack can
-//! reach the sum of the rounded sizes. Then,
+//! the stack; slots cost a small factor over the peak of live bytes
+//! (`docs/search_caps.md` measures it), a stack can reach the sum of the
+//! rounded sizes. Then,
 //! each abandoned once the cap passes and kept when no worse than the best
 //! so far: the greedy plan (not begun when the first-fit plan was cut
 //! short, nor with less time left than that plan took); the heuristic's

@@ -1160,18 +1160,45 @@ mod tests {
             .collect()
     }
 
-    /// A clock that lets `passes` readings by, then says to give up at
-    /// every reading; it counts them.
-    struct Expiring {
-        passes: usize,
+    /// A clock that says to go on for `slots_after` readings, then to give
+    /// first fit up for slots, and to stack after `stack_after` readings;
+    /// it counts them.
+    struct Staged {
+        slots_after: usize,
+        stack_after: usize,
         readings: usize,
     }
 
-    impl Cut for Expiring {
+    impl Cut for Staged {
         fn now(&mut self, _: Duration) -> bool {
             self.readings += 1;
-            self.readings > self.passes
+            self.readings > self.stack_after
         }
+        fn choose(&mut self, _: Duration, _: Duration) -> Choice {
+            self.readings += 1;
+            if self.readings > self.stack_after {
+                Choice::Stack
+            } else if self.readings > self.slots_after {
+                Choice::Slots
+            } else {
+                Choice::GoOn
+            }
+        }
+    }
+
+    /// [`Staged`], its readings not begun.
+    fn staged(slots_after: usize, stack_after: usize) -> Staged {
+        Staged {
+            slots_after,
+            stack_after,
+            readings: 0,
+        }
+    }
+
+    /// A clock that lets `passes` readings by, then says to stack at every
+    /// reading; it counts them.
+    fn expiring(passes: usize) -> Staged {
+        staged(passes, passes)
     }
 
     #[test]
@@ -1204,10 +1231,7 @@ mod tests {
                 .collect();
             order.sort_by_key(|&i| (tensors[i].first_use, usize::MAX - tensors[i].size, i));
             let survey = Survey::of(&tensors).unwrap();
-            let mut never = Expiring {
-                passes: usize::MAX,
-                readings: 0,
-            };
+            let mut never = expiring(usize::MAX);
             let Online {
                 plan: whole,
                 stacked,
@@ -1227,10 +1251,7 @@ mod tests {
             }
             for passes in 0..=readings {
                 let name = format!("spread {spread}, {passes} readings passed");
-                let mut clock = Expiring {
-                    passes,
-                    readings: 0,
-                };
+                let mut clock = expiring(passes);
                 let Online { plan, stacked, .. } =
                     plan_cut(&tensors, &survey, Vec::new(), Duration::ZERO, &mut clock).unwrap();
                 assert_eq!(
@@ -1262,32 +1283,6 @@ mod tests {
                 };
                 assert_eq!(stacked, expected_stacked, "{name}");
                 assert!(plan.offsets == expected, "{name}: not the plan expected");
-            }
-        }
-    }
-
-    /// A clock that says to go on for `slots_after` readings, then to give
-    /// first fit up for slots, and to stack after `stack_after` readings;
-    /// it counts them.
-    struct Staged {
-        slots_after: usize,
-        stack_after: usize,
-        readings: usize,
-    }
-
-    impl Cut for Staged {
-        fn now(&mut self, _: Duration) -> bool {
-            self.readings += 1;
-            self.readings > self.stack_after
-        }
-        fn choose(&mut self, _: Duration, _: Duration) -> Choice {
-            self.readings += 1;
-            if self.readings > self.stack_after {
-                Choice::Stack
-            } else if self.readings > self.slots_after {
-                Choice::Slots
-            } else {
-                Choice::GoOn
             }
         }
     }
@@ -1377,10 +1372,7 @@ mod tests {
             order.sort_by_key(|&i| (tensors[i].first_use, usize::MAX - tensors[i].size, i));
             let planned = order.len();
             let survey = Survey::of(&tensors).unwrap();
-            let mut never = Expiring {
-                passes: usize::MAX,
-                readings: 0,
-            };
+            let mut never = expiring(usize::MAX);
             plan_cut(&tensors, &survey, Vec::new(), Duration::ZERO, &mut never).unwrap();
             let placing = (planned - 1) / CLOCK_PERIOD;
             let ordering = never.readings - placing;
@@ -1388,11 +1380,10 @@ mod tests {
                 let name = format!(
                     "spread {spread}, unit {unit}, slots at {slots_at}, stack at {stack_at}"
                 );
-                let mut clock = Staged {
-                    slots_after: ordering + slots_at - 1,
-                    stack_after: ordering.saturating_add(stack_at).saturating_sub(1),
-                    readings: 0,
-                };
+                let mut clock = staged(
+                    ordering + slots_at - 1,
+                    ordering.saturating_add(stack_at).saturating_sub(1),
+                );
                 let Online {
                     plan,
                     left_out,
@@ -1486,11 +1477,7 @@ mod tests {
         assert!(sum.is_some() && tenth.checked_add(3 * widest).is_none());
         let survey = Survey::of(&tensors).unwrap();
         // The dense ordering reads the clock 3 times on this table.
-        let mut clock = Staged {
-            slots_after: 3,
-            stack_after: usize::MAX,
-            readings: 0,
-        };
+        let mut clock = staged(3, usize::MAX);
         let Online {
             plan,
             left_out,
@@ -1597,10 +1584,7 @@ mod tests {
                 // A buffer whose contents are anything.
                 let buffer: Vec<usize> = (0..capacity).map(|k| k * 7 + 3).collect();
                 let name = format!("n {n}, spread {spread}, capacity {capacity}");
-                let mut never = Expiring {
-                    passes: usize::MAX,
-                    readings: 0,
-                };
+                let mut never = expiring(usize::MAX);
                 let Online { plan, stacked, .. } = plan_cut(
                     &tensors,
                     &survey,
