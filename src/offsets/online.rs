@@ -190,6 +190,7 @@ fn plan_cut(
         by_first,
         by_last,
         step,
+        pass,
         clocked,
     } = order;
     let planned = by_first.len();
@@ -209,9 +210,12 @@ fn plan_cut(
     for (pos, &(first_use, room, i, _)) in by_first.iter().enumerate() {
         if clocked && pos > 0 && pos % CLOCK_PERIOD == 0 {
             // Stacking a tensor, and writing its offset out, each cost about
-            // half a step of the pass that wrote the order (an entry four
-            // times the size).
-            let half_steps = |count: usize| step.saturating_mul(clamp_u32(count)) / 2;
+            // half a step of the pass that wrote the first order (an entry
+            // four times the size), and less than a step of the pass that
+            // wrote the second (reading the first in order and writing two
+            // words a tensor): the lesser of the two is taken.
+            let unit = (step / 2).min(pass);
+            let half_steps = |count: usize| unit.saturating_mul(clamp_u32(count));
             let rest = planned - pos;
             match &slots {
                 None => {
@@ -558,15 +562,18 @@ fn time_order(
             return Ok(None);
         }
         by_first.sort_unstable();
+        let began = Instant::now();
         let mut by_last: Vec<(usize, usize)> = fallible::with_capacity(planned)?;
         by_last.extend(
             (by_first.iter().enumerate()).map(|(pos, &(_, _, _, last_use))| (last_use, pos)),
         );
+        let pass = per_tensor(began, planned);
         by_last.sort_unstable();
         return Ok(Some(TimeOrder {
             by_first,
             by_last,
             step,
+            pass,
             clocked,
         }));
     }
@@ -631,6 +638,7 @@ fn time_order(
     if reading.now() {
         return Ok(None);
     }
+    let began = Instant::now();
     let mut by_last = fresh_zeroed(planned)?;
     for (pos, &(_, _, _, last_use)) in by_first.iter().enumerate() {
         if reading.late(pos) {
@@ -644,19 +652,21 @@ fn time_order(
         by_first,
         by_last,
         step,
+        pass: per_tensor(began, planned),
         clocked,
     }))
 }
 
-/// The two orders of [`time_order`]; the time per tensor of the pass that
-/// wrote the first (into fresh memory, as stacking and writing the offsets
-/// out do); and whether the clock is read: at least [`CLOCK_PERIOD`]
-/// planned tensors whose sizes sum within `usize`, so that a stack of them
-/// cannot overflow.
+/// The two orders of [`time_order`]; the time per tensor of the passes
+/// that wrote the first (`step`) and the second (`pass`), into fresh
+/// memory as stacking and writing the offsets out do; and whether the
+/// clock is read: at least [`CLOCK_PERIOD`] planned tensors whose sizes
+/// sum within `usize`, so that a stack of them cannot overflow.
 struct TimeOrder {
     by_first: Vec<Entry>,
     by_last: Vec<(usize, usize)>,
     step: Duration,
+    pass: Duration,
     clocked: bool,
 }
 
