@@ -22,6 +22,22 @@ pub(crate) const RADIX_FROM: usize = 1 << 12;
 /// Complexity: `O((n + 2^11) · ⌈(high − low) / 11⌉)` time, no memory
 /// beyond `scratch`.
 pub(crate) fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
+    if radix_sort_into_either(keys, scratch, low, high) {
+        keys.copy_from_slice(scratch);
+    }
+}
+
+/// [`radix_sort`] without the copy back: the sorted keys end in `keys` or
+/// in `scratch` (the other holds what the last pass read); `true` if in
+/// `scratch`. For a caller that can read them where they are.
+///
+/// Complexity: that of [`radix_sort`].
+pub(crate) fn radix_sort_into_either(
+    keys: &mut [u64],
+    scratch: &mut [u64],
+    low: u32,
+    high: u32,
+) -> bool {
     let mut counts = [0usize; 1 << DIGIT_BITS];
     let mut shift = low;
     let (mut source, mut target) = (&mut *keys, &mut *scratch);
@@ -46,9 +62,7 @@ pub(crate) fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: 
         in_scratch = !in_scratch;
         shift += width;
     }
-    if in_scratch {
-        keys.copy_from_slice(scratch);
-    }
+    in_scratch
 }
 
 /// Sorts `keys` by their bits `low..high`, where no key has a bit at or

@@ -7,7 +7,7 @@
 
 use super::TensorLifetime;
 use crate::error::PlanError;
-use crate::offsets::radix::{bit_length, radix_sort, RADIX_FROM};
+use crate::offsets::radix::{bit_length, radix_sort, radix_sort_into_either, RADIX_FROM};
 use crate::sys::fallible;
 
 /// [`placement_order_sparing`] with nothing kept.
@@ -71,9 +71,15 @@ pub(super) fn placement_order_sparing(
         count,
         planned().map(|i| ((top - (tensors[i].size >> shift) as u64) << 32) | i as u64),
     )?;
-    let mut scratch = fallible::filled(count, 0u64)?;
-    radix_sort(&mut keys, &mut scratch, 32, 32 + bit_length(top));
-    let order = fallible::collect(count, keys.iter().map(|&key| (key & 0xFFFF_FFFF) as usize))?;
+    // Zeroed lazily: the sort's first pass writes every word, each page
+    // touched once.
+    let mut scratch = fallible::zeroed::<u64>(count)?;
+    let in_scratch = radix_sort_into_either(&mut keys, &mut scratch, 32, 32 + bit_length(top));
+    let sorted = if in_scratch { &scratch } else { &keys };
+    let order = fallible::collect(
+        count,
+        sorted.iter().map(|&key| (key & 0xFFFF_FFFF) as usize),
+    )?;
     spare.keep(keys);
     spare.keep(scratch);
     Ok(order)
@@ -228,11 +234,15 @@ mod tests {
                 .collect();
             tables.push(table);
         }
-        // Large enough for the radix sorts.
-        let large = (0..5000)
-            .map(|i| TensorLifetime::new(64 * rng.below(9), i / 3, i / 3 + rng.below(20)))
-            .collect();
-        tables.push(large);
+        // Large enough for the radix sorts: sizes of 4 bits (one pass, the
+        // keys sorted into the scratch buffer) and of 13 (two passes, back
+        // in the keys).
+        for kinds in [9, 5000] {
+            let large = (0..5000)
+                .map(|i| TensorLifetime::new(64 * rng.below(kinds), i / 3, i / 3 + rng.below(20)))
+                .collect();
+            tables.push(large);
+        }
         let max = usize::MAX;
         tables.push(vec![
             TensorLifetime::new(max, 0, max),
