@@ -206,16 +206,16 @@ fn plan_cut(
     let mut freed = 0;
     // Where the stack begins, if there is one.
     let mut stack_from = planned;
+    // Stacking a tensor, and writing its offset out, each cost about half a
+    // step of the pass that wrote the first order (an entry four times the
+    // size), and less than a step of the pass that wrote the second
+    // (reading the first in order and writing two words a tensor): the
+    // lesser of the two is taken.
+    let operation = (step / 2).min(pass);
+    let operations = |count: usize| operation.saturating_mul(clamp_u32(count));
     let first_fit_began = Instant::now();
     for (pos, &(first_use, room, i, _)) in by_first.iter().enumerate() {
         if clocked && pos > 0 && pos % CLOCK_PERIOD == 0 {
-            // Stacking a tensor, and writing its offset out, each cost about
-            // half a step of the pass that wrote the first order (an entry
-            // four times the size), and less than a step of the pass that
-            // wrote the second (reading the first in order and writing two
-            // words a tensor): the lesser of the two is taken.
-            let unit = (step / 2).min(pass);
-            let half_steps = |count: usize| unit.saturating_mul(clamp_u32(count));
             let rest = planned - pos;
             match &slots {
                 None => {
@@ -223,7 +223,7 @@ fn plan_cut(
                     // the rest, taken to cost half as much as first fit has
                     // so far (a slot is taken in a few steps, where first
                     // fit descends a tree), and a stack.
-                    let stack = half_steps(rest + planned);
+                    let stack = operations(rest + planned);
                     let pace = per_tensor(first_fit_began, pos).saturating_mul(clamp_u32(rest));
                     let by_first_fit = stack.saturating_add(pace / 2);
                     match cut.choose(by_first_fit, stack) {
@@ -237,7 +237,7 @@ fn plan_cut(
                 }
                 Some(slots) => {
                     // Laying a slot out costs about what stacking does.
-                    if cut.now(half_steps(rest + (pos - slots.from) + planned)) {
+                    if cut.now(operations(rest + (pos - slots.from) + planned)) {
                         stack_from = pos;
                         break;
                     }
@@ -272,9 +272,8 @@ fn plan_cut(
     // first-fit block starts at or below the highest end before it), so a
     // stack of all the others from there ends within the sum of all sizes,
     // which fits.
-    let mut left_out = planned - stack_from;
+    let left_out = planned - slots.as_ref().map_or(stack_from, |slots| slots.from);
     if let Some(slots) = &slots {
-        left_out = planned - slots.from;
         let (from, to) = (slots.from, stack_from);
         let top = slots.lay_out(&by_first[from..to], &mut placed[from..to]);
         let rest = (to..planned).try_fold(0usize, |sum, pos| sum.checked_add(size_at(pos)));

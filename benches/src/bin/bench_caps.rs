@@ -7,9 +7,9 @@
 //! promises as its lower bound. `scripts/bench_scale.sh caps` runs it.
 //!
 //! Settings (defaults in parentheses): `AETHER_CAPS_N` (1048576),
-//! `AETHER_CAPS_MS` (1000,300,200,150,100,75,50,30,20,10: the 1000, 100 and
-//! 10 ms and the caps between, where other steps of the capped start end),
-//! `AETHER_CAPS_RUNS` (3), `AETHER_CAPS_SEED` (21).
+//! `AETHER_CAPS_MS` (1000,300,200,150,100,75,50,30,20,10: the issue's
+//! 1000, 100 and 10 ms and the caps between, where other steps of the
+//! capped start end), `AETHER_CAPS_RUNS` (3), `AETHER_CAPS_SEED` (21).
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
