@@ -12,7 +12,10 @@
 //! the placed tensors of its run (contiguous, so read without a list); a
 //! pair whose earlier-starting tensor is placed first is listed for the
 //! other one. The lists hold at most one entry per pair, about half the
-//! pairs where sizes are unrelated to time. The lists, the tensors' byte
+//! pairs where sizes are unrelated to time. An entry is how far back in
+//! that order its neighbour starts, at most the longest run: 16 bits where
+//! that fits them (lifetimes short against the table, as in most graphs),
+//! which halves the lists, the largest allocation of the greedy at scale. The lists, the tensors' byte
 //! ranges and every other table are indexed by the position in first-use
 //! order: a tensor's neighbours in time are its neighbours in memory.
 //!
@@ -65,7 +68,8 @@ use crate::sys::pages::prefetch;
 /// [`RADIX_FROM`](crate::offsets::radix::RADIX_FROM) of them, by a radix
 /// sort of their 32-bit starts from there on; where they are wide,
 /// `O(n + E + Σ_i g_i log g_i)`. `O(n + E)` memory: at most
-/// 4 bytes per pair, 48 per tensor (the ranges: 8 where packed, 16 where
+/// 2 bytes per pair where no tensor meets more than 65,535 tensors
+/// starting after it, 4 otherwise; 48 per tensor (the ranges: 8 where packed, 16 where
 /// not, both while they are converted), and 16 per range of the largest
 /// gathering (the gathered ranges and the radix sort's scratch).
 pub(super) fn place<C: Clock>(
@@ -73,8 +77,45 @@ pub(super) fn place<C: Clock>(
     order: &[usize],
     offsets: &mut [usize],
     max_pairs: usize,
+    spare: Spare,
+    clock: C,
+) -> Result<Option<usize>, Stop<C::Late>> {
+    let narrow_up_to = usize::from(u16::MAX);
+    place_listing(
+        tensors,
+        order,
+        offsets,
+        max_pairs,
+        spare,
+        clock,
+        narrow_up_to,
+    )
+}
+
+/// [`place`] with 32-bit list entries whatever the runs' lengths, for the
+/// tests to take that path on small tables.
+#[cfg(test)]
+pub(super) fn place_with_wide_entries<C: Clock>(
+    tensors: &[TensorLifetime],
+    order: &[usize],
+    offsets: &mut [usize],
+    max_pairs: usize,
+    spare: Spare,
+    clock: C,
+) -> Result<Option<usize>, Stop<C::Late>> {
+    place_listing(tensors, order, offsets, max_pairs, spare, clock, 0)
+}
+
+/// [`place`], its list entries 16 bits wide where no run is longer than
+/// `narrow_up_to` (at most `u16::MAX`), 32 otherwise.
+fn place_listing<C: Clock>(
+    tensors: &[TensorLifetime],
+    order: &[usize],
+    offsets: &mut [usize],
+    max_pairs: usize,
     mut spare: Spare,
     clock: C,
+    narrow_up_to: usize,
 ) -> Result<Option<usize>, Stop<C::Late>> {
     let n = order.len();
     let fits = u32::try_from(tensors.len()).is_ok() && u32::try_from(max_pairs).is_ok();
@@ -107,7 +148,6 @@ pub(super) fn place<C: Clock>(
         spare.keep(scratch);
     }
     clock.check()?;
-    let input = |key: u64| (key & 0xFFFF_FFFF) as usize;
     // Each position's placement step (upper half) and last use (lower
     // half, relative to `low`), gathered in one pass from the same words
     // by input index: the last use read in input order, the step scattered
@@ -125,7 +165,6 @@ pub(super) fn place<C: Clock>(
     clock.check()?;
     let mut step_last = spare.take(n)?;
     step_last.extend(by_start.iter().map(|&key| by_input[input(key)]));
-    let step_at = |word: u64| (word >> 32) as u32;
     clock.check()?;
 
     // A pair of positions `k < q` (found in `k`'s run) where `q` is placed
@@ -137,12 +176,12 @@ pub(super) fn place<C: Clock>(
     // listing and by the placement, which would otherwise scan the run's
     // keys, a line per eight tensors).
     let mut bounds = spare.filled(n, 0)?;
-    const ONE_LISTED: u64 = 1 << 32;
-    let mut pairs = 0usize;
+    let (mut pairs, mut longest_run) = (0usize, 0usize);
     for k in 0..n {
         clock.check_at(k)?;
         let (last, step) = (step_last[k] as u32, step_at(step_last[k]));
         let run = run_after(&by_start, k, last);
+        longest_run = longest_run.max(run);
         // Below n, which fits u32.
         bounds[k] |= (k + 1 + run) as u64;
         // Branch-free: which of two neighbours is placed first is
@@ -163,58 +202,113 @@ pub(super) fn place<C: Clock>(
         *bound = (listed << 32) | (*bound & 0xFFFF_FFFF);
         listed += count;
     }
-    // Then the entries, each list filled from its start on (the start of
-    // list `p` moves to its end, which is the start of list `p + 1`). One
-    // more entry at the end takes the writes of the pairs not listed, so
-    // that the loop has no branch.
-    let unlisted = listed as usize;
-    let mut list = fallible::filled(unlisted + 1, 0u32)?;
-    for k in 0..n {
-        clock.check_at(k)?;
-        let step = step_at(step_last[k]);
-        let run = run_end(bounds[k]) - (k + 1);
-        for (bound, &later) in bounds[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]) {
-            let listed = step_at(later) > step;
-            let at = if listed { list_end(*bound) } else { unlisted };
-            list[at] = k as u32;
-            *bound += ONE_LISTED * u64::from(listed);
-        }
-    }
-    // The upper half of `bounds[p]` is now the end of list `p`; list `p`
-    // begins where list `p - 1` ends.
-    clock.check()?;
-    // Each step's position (upper half) and size in units (lower half,
-    // `u32::MAX` where it does not fit below), in the words of `by_input`:
-    // a placement reads them in step order, where the tensor itself would
-    // be a line from a random place of the table. Read by position, the
-    // sizes come in input order, usually time order too. Made only now,
-    // since a table with too many pairs declines before needing them.
-    let unit_shift = unit_shift(size_bits);
-    let mut at_step = by_input;
-    at_step.clear();
-    at_step.resize(n, 0);
-    for (position, (&word, &key)) in step_last.iter().zip(&by_start).enumerate() {
-        let units = tensors[input(key)].size >> unit_shift;
-        let units = u32::try_from(units).unwrap_or(u32::MAX);
-        at_step[(word >> 32) as usize] = ((position as u64) << 32) | units as u64;
-    }
-    spare.keep(step_last);
-
-    let tables = Tables {
-        unit_shift,
+    // An entry is how far back its neighbour lies, at most the longest
+    // run: where that fits 16 bits (lifetimes short against the table, as
+    // they are in most graphs), half the bytes per pair.
+    let lists = Lists {
         tensors,
         order,
-        at_step: &at_step,
-        by_start: &by_start,
-        bounds: &bounds,
-        list: &list,
+        by_start,
+        by_input,
+        step_last,
+        bounds,
+        listed: listed as usize,
+        size_bits,
     };
-    tables.place(offsets, spare, clock)
+    if longest_run <= narrow_up_to {
+        lists.place::<u16, C>(offsets, spare, clock)
+    } else {
+        lists.place::<u32, C>(offsets, spare, clock)
+    }
+}
+
+/// The set-up's tables once the pairs are counted and each list's end is
+/// known: what [`Lists::place`] fills the lists from and places by.
+struct Lists<'a> {
+    tensors: &'a [TensorLifetime],
+    order: &'a [usize],
+    by_start: Vec<u64>,
+    by_input: Vec<u64>,
+    step_last: Vec<u64>,
+    bounds: Vec<u64>,
+    listed: usize,
+    size_bits: usize,
+}
+
+impl Lists<'_> {
+    /// Fills the lists with entries `E` and places every tensor; see
+    /// [`place`].
+    fn place<E: Entry, C: Clock>(
+        self,
+        offsets: &mut [usize],
+        mut spare: Spare,
+        clock: C,
+    ) -> Result<Option<usize>, Stop<C::Late>> {
+        let Lists {
+            tensors,
+            order,
+            by_start,
+            by_input,
+            step_last,
+            mut bounds,
+            listed,
+            size_bits,
+        } = self;
+        let n = order.len();
+        // The entries, each list filled from its start on (the start of
+        // list `p` moves to its end, which is the start of list `p + 1`). One
+        // more entry at the end takes the writes of the pairs not listed, so
+        // that the loop has no branch.
+        let unlisted = listed;
+        let mut list = fallible::filled(unlisted + 1, E::default())?;
+        for k in 0..n {
+            clock.check_at(k)?;
+            let step = step_at(step_last[k]);
+            let run = run_end(bounds[k]) - (k + 1);
+            let later = bounds[k + 1..][..run].iter_mut().zip(&step_last[k + 1..]);
+            for (back, (bound, &later)) in (1..).zip(later) {
+                let listed = step_at(later) > step;
+                let at = if listed { list_end(*bound) } else { unlisted };
+                list[at] = E::back(back);
+                *bound += ONE_LISTED * u64::from(listed);
+            }
+        }
+        // The upper half of `bounds[p]` is now the end of list `p`; list `p`
+        // begins where list `p - 1` ends.
+        clock.check()?;
+        // Each step's position (upper half) and size in units (lower half,
+        // `u32::MAX` where it does not fit below), in the words of `by_input`:
+        // a placement reads them in step order, where the tensor itself would
+        // be a line from a random place of the table. Read by position, the
+        // sizes come in input order, usually time order too. Made only now,
+        // since a table with too many pairs declines before needing them.
+        let unit_shift = unit_shift(size_bits);
+        let mut at_step = by_input;
+        at_step.clear();
+        at_step.resize(n, 0);
+        for (position, (&word, &key)) in step_last.iter().zip(&by_start).enumerate() {
+            let units = tensors[input(key)].size >> unit_shift;
+            let units = u32::try_from(units).unwrap_or(u32::MAX);
+            at_step[(word >> 32) as usize] = ((position as u64) << 32) | units as u64;
+        }
+        spare.keep(step_last);
+
+        let tables = Tables {
+            unit_shift,
+            tensors,
+            order,
+            at_step: &at_step,
+            by_start: &by_start,
+            bounds: &bounds,
+            list: &list,
+        };
+        tables.place(offsets, spare, clock)
+    }
 }
 
 /// The tables a placement reads, all by position in first-use order but
 /// `tensors` and `order`.
-struct Tables<'a> {
+struct Tables<'a, E> {
     /// The unit of packed ranges ([`unit_shift`]).
     unit_shift: u32,
     tensors: &'a [TensorLifetime],
@@ -228,10 +322,12 @@ struct Tables<'a> {
     /// half), and where its run of later starters that meet it ends
     /// (lower half).
     bounds: &'a [u64],
-    list: &'a [u32],
+    /// Each position's list: how far back each of its earlier-starting
+    /// neighbours placed before it lies.
+    list: &'a [E],
 }
 
-impl Tables<'_> {
+impl<E: Entry> Tables<'_, E> {
     /// Places every tensor in `order`, its ranges packed until an end
     /// passes what a packed range holds, then wide from that step on;
     /// writes `offsets` and returns the arena.
@@ -306,8 +402,8 @@ impl Tables<'_> {
                 fallible::reserve(&mut blocks, more)?;
                 blocks.resize(needed, F::UNPLACED);
             }
-            for (block, &q) in blocks.iter_mut().zip(earlier) {
-                *block = ranges[q as usize];
+            for (block, &back) in blocks.iter_mut().zip(earlier) {
+                *block = ranges[position - back.distance()];
             }
             // The placed tensors of the run, without a branch.
             let mut gathered = earlier.len();
@@ -360,12 +456,12 @@ impl Tables<'_> {
             }
         }
         if let Some(position) = position_at(step + NEAR) {
-            for &q in self.list[self.list_begin(position)..list_end(self.bounds[position])]
+            for &back in self.list[self.list_begin(position)..list_end(self.bounds[position])]
                 .iter()
                 .step_by(2)
                 .take(4)
             {
-                prefetch(&ranges[q as usize]);
+                prefetch(&ranges[position - back.distance()]);
             }
         }
     }
@@ -378,6 +474,54 @@ impl Tables<'_> {
             p => list_end(self.bounds[p - 1]),
         }
     }
+}
+
+/// A list entry: how many positions before its list's own the
+/// neighbour it names lies (at least 1).
+trait Entry: Copy + Default {
+    /// The entry for a neighbour `distance` positions back; `distance`
+    /// fits the type (the caller has checked the longest run).
+    fn back(distance: usize) -> Self;
+    /// How far back the neighbour lies.
+    fn distance(self) -> usize;
+}
+
+impl Entry for u16 {
+    #[inline]
+    fn back(distance: usize) -> Self {
+        distance as u16
+    }
+    #[inline]
+    fn distance(self) -> usize {
+        usize::from(self)
+    }
+}
+
+impl Entry for u32 {
+    #[inline]
+    fn back(distance: usize) -> Self {
+        distance as u32
+    }
+    #[inline]
+    fn distance(self) -> usize {
+        self as usize
+    }
+}
+
+/// One more entry in a position's list, in the upper half of its word of
+/// bounds.
+const ONE_LISTED: u64 = 1 << 32;
+
+/// The input index in a key of `by_start`.
+#[inline]
+fn input(key: u64) -> usize {
+    (key & 0xFFFF_FFFF) as usize
+}
+
+/// The placement step in a word of `step_last`.
+#[inline]
+fn step_at(word: u64) -> u32 {
+    (word >> 32) as u32
 }
 
 /// Where a position's list ends, from its word of bounds.

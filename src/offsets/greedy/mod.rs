@@ -292,9 +292,9 @@ const DENSE_DIRECT_UP_TO: usize = 8192;
 const LISTS_FROM: usize = 8192;
 
 /// Conflicting pairs per planned tensor up to which the lists of [`lists`]
-/// are built (4 bytes per pair listed, at most one entry per pair): up to
-/// there a placement's sort of its gathered ranges costs less than the
-/// index's merge of its unions, on the sparse families of issue 21 (a
+/// are built (2 or 4 bytes per pair listed, at most one entry per pair):
+/// up to there a placement's sort of its gathered ranges costs less than
+/// the index's merge of its unions, on the sparse families of issue 21 (a
 /// chain has 1 pair per tensor, a window of 11 nodes 10, random lifetimes
 /// of 1–100 nodes about 50).
 const LIST_PAIRS_PER_TENSOR: usize = 64;
@@ -784,12 +784,17 @@ mod tests {
             }
             let order = keys::placement_order(&tensors).unwrap();
             let pairs = pairs_by_brute_force(&tensors);
-            for max_pairs in [0, pairs.saturating_sub(1), pairs, pairs + 1, 1 << 31] {
+            // Both widths of list entries: 16 bits (these tables' runs are
+            // short) and 32.
+            let widths = [lists::place, lists::place_with_wide_entries];
+            for (max_pairs, place) in [0, pairs.saturating_sub(1), pairs, pairs + 1, 1 << 31]
+                .into_iter()
+                .flat_map(|max_pairs| widths.map(|place| (max_pairs, place)))
+            {
                 let mut offsets = vec![0; tensors.len()];
                 let spare = dirty_spare(tensors.len(), round);
-                let arena =
-                    lists::place(&tensors, &order, &mut offsets, max_pairs, spare, NoDeadline)
-                        .unwrap_or_else(fail);
+                let arena = place(&tensors, &order, &mut offsets, max_pairs, spare, NoDeadline)
+                    .unwrap_or_else(fail);
                 if pairs <= max_pairs && !order.is_empty() {
                     assert_eq!(
                         (&offsets, arena, round),
@@ -836,6 +841,39 @@ mod tests {
             ),
             Err(Stop::Error(PlanError::Overflow { tensor: 1 }))
         ));
+    }
+
+    #[test]
+    fn list_entries_hold_a_neighbour_as_far_back_as_the_longest_run() {
+        // One large tensor, then `run` one-node tensors starting in its
+        // lifetime, one per node: each meets the large one alone, which is
+        // placed first, at 0, so every other one goes right above it, the
+        // last listed `run` positions after it. A run of 65,535 takes
+        // 16-bit entries, one more 32-bit ones; an entry cut to 16 bits
+        // there would name the wrong neighbour, and the last tensor would
+        // take offset 0.
+        for run in [usize::from(u16::MAX), usize::from(u16::MAX) + 1] {
+            let mut tensors = vec![TensorLifetime::new(1 << 20, 0, run)];
+            tensors.extend((1..=run).map(|node| TensorLifetime::new(64, node, node)));
+            let order = keys::placement_order(&tensors).unwrap();
+            let mut offsets = vec![7; tensors.len()];
+            let spare = keys::Spare::default();
+            let arena = lists::place(
+                &tensors,
+                &order,
+                &mut offsets,
+                usize::MAX >> 32,
+                spare,
+                NoDeadline,
+            )
+            .unwrap_or_else(fail);
+            assert_eq!(arena, Some((1 << 20) + 64), "run {run}");
+            assert_eq!(offsets[0], 0);
+            assert!(
+                offsets[1..].iter().all(|&offset| offset == 1 << 20),
+                "run {run}"
+            );
+        }
     }
 
     /// The unit shift of the lists' packed ranges for `tensors`, from their
