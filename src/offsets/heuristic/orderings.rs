@@ -167,12 +167,14 @@ impl<'a> Orderings<'a> {
             }
             Component::Length => dense_ranks(items.len(), length, self.deadline)?,
             Component::Area => dense_ranks(items.len(), |p| size(p) * length(p), self.deadline)?,
-            Component::Pressure | Component::ConflictBytes => {
-                let values = if c == Component::Pressure {
-                    node_pressure(tensors, items, self.deadline)?
-                } else {
-                    conflicts::conflict_bytes_until(tensors, items, self.deadline)?
+            Component::Pressure => {
+                let Some(values) = node_pressure(tensors, items, self.deadline)? else {
+                    return Ok(false);
                 };
+                dense_ranks(items.len(), |p| values.at(p), self.deadline)?
+            }
+            Component::ConflictBytes => {
+                let values = conflicts::conflict_bytes_until(tensors, items, self.deadline)?;
                 let Some(values) = values else {
                     return Ok(false);
                 };
@@ -196,7 +198,7 @@ impl<'a> Orderings<'a> {
         let pressure = if parts.contains(&Component::Pressure) {
             node_pressure(tensors, items, self.deadline)?
         } else {
-            Some(Vec::new())
+            Some(Pressure::Narrow(Vec::new()))
         };
         let conflict_bytes = if parts.contains(&Component::ConflictBytes) {
             conflicts::conflict_bytes_until(tensors, items, self.deadline)?
@@ -214,7 +216,7 @@ impl<'a> Orderings<'a> {
                 Component::Degree => degree[p] as u128,
                 Component::Length => length(p),
                 Component::Area => size(p) * length(p),
-                Component::Pressure => pressure[p],
+                Component::Pressure => pressure.at(p),
                 Component::ConflictBytes => conflict_bytes[p],
             }
         };
@@ -302,7 +304,7 @@ fn node_pressure(
     tensors: &[TensorLifetime],
     items: &[usize],
     deadline: Option<Instant>,
-) -> Result<Option<Vec<u128>>, PlanError> {
+) -> Result<Option<Pressure>, PlanError> {
     let Some(sections) = Sections::new_until(tensors, items, deadline)? else {
         return Ok(None);
     };
@@ -311,10 +313,27 @@ fn node_pressure(
         .try_fold(0u64, |sum, &i| sum.checked_add(tensors[i].size as u64));
     // Live bytes never pass the sum of the sizes: when that fits `u64`, so
     // does every sum below, in half the memory of `u128`.
-    if total.is_some() {
-        pressure_by::<u64>(tensors, items, &sections, deadline)
+    Ok(if total.is_some() {
+        pressure_by::<u64>(tensors, items, &sections, deadline)?.map(Pressure::Narrow)
     } else {
-        pressure_by::<u128>(tensors, items, &sections, deadline)
+        pressure_by::<u128>(tensors, items, &sections, deadline)?.map(Pressure::Wide)
+    })
+}
+
+/// Each planned tensor's node pressure, in the narrowest type that holds
+/// every sum of sizes.
+enum Pressure {
+    Narrow(Vec<u64>),
+    Wide(Vec<u128>),
+}
+
+impl Pressure {
+    /// The pressure of the tensor at position `p`.
+    fn at(&self, p: usize) -> u128 {
+        match self {
+            Pressure::Narrow(values) => u128::from(values[p]),
+            Pressure::Wide(values) => values[p],
+        }
     }
 }
 
@@ -324,7 +343,6 @@ trait LiveBytes: Copy + Ord + Default {
     fn of_size(size: usize) -> Self;
     fn plus(self, other: Self) -> Self;
     fn minus(self, other: Self) -> Self;
-    fn widen(self) -> u128;
 }
 
 /// [`LiveBytes`] for the unsigned integer types.
@@ -340,9 +358,6 @@ macro_rules! live_bytes {
             fn minus(self, other: Self) -> Self {
                 self.wrapping_sub(other)
             }
-            fn widen(self) -> u128 {
-                self as u128
-            }
         }
     )*};
 }
@@ -355,7 +370,7 @@ fn pressure_by<T: LiveBytes>(
     items: &[usize],
     sections: &Sections,
     deadline: Option<Instant>,
-) -> Result<Option<Vec<u128>>, PlanError> {
+) -> Result<Option<Vec<T>>, PlanError> {
     // Each section's change of live bytes, then their running sums as the
     // leaves of a bottom-up tree of maxima.
     let mut delta = fallible::filled(sections.count + 1, T::default())?;
@@ -396,7 +411,7 @@ fn pressure_by<T: LiveBytes>(
             low >>= 1;
             high >>= 1;
         }
-        pressure.push(most.widen());
+        pressure.push(most);
     }
     Ok(Some(pressure))
 }
@@ -496,7 +511,7 @@ mod tests {
                     .map(live)
                     .max()
                     .unwrap();
-                assert_eq!(pressure[p], busiest, "tensor {i} of {tensors:?}");
+                assert_eq!(pressure.at(p), busiest, "tensor {i} of {tensors:?}");
             }
         }
     }
