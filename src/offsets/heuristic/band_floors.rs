@@ -122,6 +122,14 @@ struct Record {
 /// a contiguous run of that order; see the [module](self).
 pub(super) struct BandFloors<'a> {
     items: &'a [usize],
+    /// What the band order is made from, kept to make it again after
+    /// [`Self::stow`].
+    tensors: &'a [TensorLifetime],
+    by_start: &'a [usize],
+    sizes: &'a [usize],
+    /// Whether the band order's tables are given up until the next
+    /// placement ([`Self::stow`]).
+    stowed: bool,
     /// The sizes' greatest common divisor: floors are kept in its units.
     unit: usize,
     /// Bits of a key below its floor, which hold the rank.
@@ -170,10 +178,10 @@ impl<'a> BandFloors<'a> {
     /// not fit (`u64`, `u32`), or the sizes' total `usize`. Errors:
     /// [`PlanError::OutOfMemory`].
     pub(super) fn new(
-        tensors: &[TensorLifetime],
+        tensors: &'a [TensorLifetime],
         items: &'a [usize],
-        by_start: &[usize],
-        sizes: &[usize],
+        by_start: &'a [usize],
+        sizes: &'a [usize],
         deadline: Option<Instant>,
     ) -> Result<Option<Self>, PlanError> {
         let n = items.len();
@@ -191,63 +199,25 @@ impl<'a> BandFloors<'a> {
             // The keys (or endpoint and tensor ranks) would not fit.
             return Ok(None);
         }
-        // Below 2n, so below 2^32.
-        let (ranks, _) = endpoint_ranks(tensors, items)?;
-        let position: Vec<u32> = fallible::collect(n, by_start.iter().map(|&p| p as u32))?;
-        let mut band_of = fallible::filled(n, 0u32)?;
-        for (s, &p) in position.iter().enumerate() {
-            band_of[p as usize] = s as u32;
-        }
-        let firsts: Vec<u32> =
-            fallible::collect(n, position.iter().map(|&p| ranks[p as usize].0 as u32))?;
-        let mut slots: Vec<Slot> = fallible::collect(
-            n,
-            position.iter().map(|&p| Slot {
-                key: 0,
-                last: ranks[p as usize].1 as u32,
-                start: 0,
-            }),
-        )?;
-        drop(ranks);
-        // A band starts at the first tensor whose running maximum of last
-        // uses reaches the tensor's first use (firsts only grow along the
-        // order, so neither does that start), and ends past the last
-        // tensor that starts by its last use.
-        let mut reach: Vec<u32> = fallible::with_capacity(n)?;
-        let mut most = 0;
-        for slot in &slots {
-            most = most.max(slot.last);
-            reach.push(most);
-        }
-        let mut start = 0;
-        let mut records: Vec<Record> = fallible::with_capacity(n)?;
-        for s in 0..n {
-            let first = firsts[s];
-            while reach[start] < first {
-                start += 1;
-            }
-            let stop = run_end(&firsts, s, slots[s].last);
-            slots[s].start = start as u32;
-            let p = position[s];
-            records.push(Record {
-                first,
-                stop: stop as u32,
-                position: p,
-                // Checked below `u32::MAX` above.
-                size: (sizes[p as usize] / unit) as u32,
-            });
-        }
-        drop((reach, firsts, position));
-        let leaves = n.div_ceil(BLOCK).next_power_of_two();
+        let BandOrder {
+            band_of,
+            slots,
+            records,
+            tree,
+        } = band_order(tensors, items, by_start, sizes, unit)?;
         Ok(Some(BandFloors {
             items,
+            tensors,
+            by_start,
+            sizes,
+            stowed: false,
             unit,
             rank_bits,
             band_of,
             slots,
             records,
-            tree: fallible::filled(2 * leaves, EMPTY)?,
-            leaves,
+            leaves: tree.len() / 2,
+            tree,
             offsets: fallible::filled(n, 0)?,
             deadline,
             reads: 0,
@@ -255,6 +225,31 @@ impl<'a> BandFloors<'a> {
         }))
     }
 
+    /// Gives up the band order's tables (all its memory but the offsets of
+    /// the last placement) until the next placement, which makes them
+    /// again: for another planner to use that memory meanwhile.
+    pub(super) fn stow(&mut self) {
+        self.stowed = true;
+        self.band_of = Vec::new();
+        self.slots = Vec::new();
+        self.records = Vec::new();
+        self.tree = Vec::new();
+    }
+
+    /// Makes the tables [`Self::stow`] gave up again, as they were.
+    fn restore(&mut self) -> Result<(), PlanError> {
+        let order = band_order(
+            self.tensors,
+            self.items,
+            self.by_start,
+            self.sizes,
+            self.unit,
+        )?;
+        (self.band_of, self.slots, self.records) = (order.band_of, order.slots, order.records);
+        self.tree = order.tree;
+        self.stowed = false;
+        Ok(())
+    }
     /// The work of the last finished placement, in reads (at least one per
     /// tensor).
     pub(super) fn placement_cost(&self) -> usize {
@@ -310,10 +305,88 @@ fn run_end(firsts: &[u32], s: usize, last: u32) -> usize {
     low + firsts[low..high].partition_point(|&first| first <= last)
 }
 
+/// The tables of [`BandFloors`] that [`BandFloors::stow`] gives up.
+struct BandOrder {
+    band_of: Vec<u32>,
+    slots: Vec<Slot>,
+    records: Vec<Record>,
+    /// Empty, `2 · leaves` entries.
+    tree: Vec<Least>,
+}
+
+/// The band order of [`BandFloors::new`]'s tensors (checked to fit there),
+/// floors not yet set.
+fn band_order(
+    tensors: &[TensorLifetime],
+    items: &[usize],
+    by_start: &[usize],
+    sizes: &[usize],
+    unit: usize,
+) -> Result<BandOrder, PlanError> {
+    let n = items.len();
+    // Below 2n, so below 2^32.
+    let (ranks, _) = endpoint_ranks(tensors, items)?;
+    let position: Vec<u32> = fallible::collect(n, by_start.iter().map(|&p| p as u32))?;
+    let mut band_of = fallible::filled(n, 0u32)?;
+    for (s, &p) in position.iter().enumerate() {
+        band_of[p as usize] = s as u32;
+    }
+    let firsts: Vec<u32> =
+        fallible::collect(n, position.iter().map(|&p| ranks[p as usize].0 as u32))?;
+    let mut slots: Vec<Slot> = fallible::collect(
+        n,
+        position.iter().map(|&p| Slot {
+            key: 0,
+            last: ranks[p as usize].1 as u32,
+            start: 0,
+        }),
+    )?;
+    drop(ranks);
+    // A band starts at the first tensor whose running maximum of last
+    // uses reaches the tensor's first use (firsts only grow along the
+    // order, so neither does that start), and ends past the last
+    // tensor that starts by its last use.
+    let mut reach: Vec<u32> = fallible::with_capacity(n)?;
+    let mut most = 0;
+    for slot in &slots {
+        most = most.max(slot.last);
+        reach.push(most);
+    }
+    let mut start = 0;
+    let mut records: Vec<Record> = fallible::with_capacity(n)?;
+    for s in 0..n {
+        let first = firsts[s];
+        while reach[start] < first {
+            start += 1;
+        }
+        let stop = run_end(&firsts, s, slots[s].last);
+        slots[s].start = start as u32;
+        let p = position[s];
+        records.push(Record {
+            first,
+            stop: stop as u32,
+            position: p,
+            // Checked below `u32::MAX` above.
+            size: (sizes[p as usize] / unit) as u32,
+        });
+    }
+    drop((reach, firsts, position));
+    let leaves = n.div_ceil(BLOCK).next_power_of_two();
+    Ok(BandOrder {
+        band_of,
+        slots,
+        records,
+        tree: fallible::filled(2 * leaves, EMPTY)?,
+    })
+}
+
 impl Placement for BandFloors<'_> {
     /// Repeatedly places the unplaced tensor of least (floor, rank) at its
     /// floor; stops as soon as the arena passes `bound`.
     fn place(&mut self, order: &[usize], bound: usize) -> Result<Option<usize>, PlanError> {
+        if self.stowed {
+            self.restore()?;
+        }
         let n = order.len();
         for (r, &p) in order.iter().enumerate() {
             if let Some(&q) = order.get(r + RANK_PREFETCH) {
@@ -478,9 +551,40 @@ mod tests {
                 refused += 1;
                 continue;
             };
-            assert_places_as_listed(&tensors, &conflicts, &sizes, &mut bands);
+            // Every eighth case gives up the tables now and then (making
+            // them again costs the set-up, slow in a debug build).
+            if case % 8 == 1 {
+                let mut stowing = Stowing { bands, placed: 0 };
+                assert_places_as_listed(&tensors, &conflicts, &sizes, &mut stowing);
+            } else {
+                assert_places_as_listed(&tensors, &conflicts, &sizes, &mut bands);
+            }
         }
         assert!(refused > 0);
+    }
+
+    /// A band placer that gives up its tables before every ninth
+    /// placement from the second, and checks that doing so keeps the last
+    /// placement's offsets.
+    struct Stowing<'a> {
+        bands: BandFloors<'a>,
+        placed: usize,
+    }
+
+    impl Placement for Stowing<'_> {
+        fn place(&mut self, order: &[usize], bound: usize) -> Result<Option<usize>, PlanError> {
+            if self.placed % 9 == 1 {
+                let offsets = self.bands.offsets.clone();
+                self.bands.stow();
+                assert!(self.bands.slots.is_empty() && self.bands.records.is_empty());
+                assert_eq!(self.bands.offsets, offsets);
+            }
+            self.placed += 1;
+            self.bands.place(order, bound)
+        }
+        fn offsets(&self) -> &[usize] {
+            self.bands.offsets()
+        }
     }
 
     /// Sizes whose total passes `usize` are refused (the other placers

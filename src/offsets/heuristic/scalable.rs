@@ -372,6 +372,9 @@ pub(super) trait Counted: Placement {
     fn placement_cost(&self) -> usize;
     /// When its placements stop.
     fn deadline(&self) -> Option<Instant>;
+    /// Gives up what memory it can until its next placement, which then
+    /// costs a set-up again (none by default).
+    fn stow(&mut self) {}
 }
 
 impl Counted for FloorTree<'_> {
@@ -389,6 +392,9 @@ impl Counted for FloorTree<'_> {
 impl Counted for BandFloors<'_> {
     fn work(&self) -> usize {
         self.reads
+    }
+    fn stow(&mut self) {
+        BandFloors::stow(self);
     }
     fn placement_cost(&self) -> usize {
         BandFloors::placement_cost(self)
@@ -438,7 +444,12 @@ fn plan_by(
     }
     let mut work = placer.work();
 
-    // Best fit on the size ordering: the greedy.
+    // Best fit on the size ordering: the greedy. Made here, it is the
+    // heuristic's largest allocation (its conflict lists on short
+    // lifetimes), and the placer gives up its tables meanwhile.
+    if known_greedy.is_none() {
+        placer.stow();
+    }
     let Some(greedy) = greedy_plan(tensors, known_greedy, deadline)? else {
         return Ok(None); // out of time
     };
