@@ -99,6 +99,16 @@ impl<'a> Orderings<'a> {
         }
     }
 
+    /// Whether ordering `k` needs a component not yet ranked whose values
+    /// cost a table of their own (node pressure, conflict bytes): `O(n)`
+    /// memory beyond the ranks, alive while they are ranked.
+    pub(super) fn needs_costly_values(&self, k: usize) -> bool {
+        components(k).iter().any(|&c| {
+            matches!(c, Component::Pressure | Component::ConflictBytes)
+                && self.ranks[c as usize].len() != self.items.len()
+        })
+    }
+
     /// Ordering `k` (below [`ORDERINGS`]) as a sequence of positions in
     /// `items`: a stable sort in decreasing key, `O(n)` once the ranks are
     /// known (`O(n log n)` by comparison past `u32::MAX` tensors); `None`
@@ -531,5 +541,30 @@ mod tests {
         for k in 0..ORDERINGS {
             assert_eq!(orders.order(k).unwrap(), None);
         }
+    }
+
+    /// The orderings by node pressure (4, 6, 7, 8) and by conflict bytes
+    /// (5) need costly values until those are ranked, the others never.
+    #[test]
+    fn costly_values_are_needed_until_ranked() {
+        let tensors: Vec<TensorLifetime> = (0..100)
+            .map(|i| TensorLifetime::new(8 + i % 5, i, i + 3))
+            .collect();
+        let degrees = Degrees::new(&tensors).unwrap();
+        let mut orders = Orderings::new(&tensors, &degrees.items, &degrees.degree, None);
+        let needing = |orders: &Orderings| -> Vec<usize> {
+            (0..ORDERINGS)
+                .filter(|&k| orders.needs_costly_values(k))
+                .collect()
+        };
+        assert_eq!(needing(&orders), [4, 5, 6, 7, 8]);
+        for k in 0..4 {
+            orders.order(k).unwrap().unwrap();
+        }
+        assert_eq!(needing(&orders), [4, 5, 6, 7, 8]);
+        orders.order(7).unwrap().unwrap();
+        assert_eq!(needing(&orders), [5]);
+        orders.order(5).unwrap().unwrap();
+        assert_eq!(needing(&orders), Vec::<usize>::new());
     }
 }

@@ -480,6 +480,9 @@ fn plan_by(
         if work >= budget || best.arena <= peak || late(deadline) {
             break;
         }
+        if orders.needs_costly_values(k) {
+            placer.stow();
+        }
         let Some(order) = orders.order(k)? else {
             break; // out of time
         };
