@@ -67,10 +67,10 @@ use crate::sys::pages::prefetch;
 /// before it, `Σ g_i ≤ E`) are sorted by comparison below
 /// [`RADIX_FROM`](crate::offsets::radix::RADIX_FROM) of them, by a radix
 /// sort of their 32-bit starts from there on; where they are wide,
-/// `O(n + E + Σ_i g_i log g_i)`. `O(n + E)` memory: at most
-/// 2 bytes per pair where no tensor meets more than 65,535 tensors
-/// starting after it, 4 otherwise; 48 per tensor (the ranges: 8 where packed, 16 where
-/// not, both while they are converted), and 16 per range of the largest
+/// `O(n + E + Σ_i g_i log g_i)`. `O(n + E)` memory: at most 2 bytes per
+/// pair where no tensor meets more than 65,535 tensors starting after it,
+/// 4 otherwise; 48 per tensor (the ranges: 8 where packed, 16 where not,
+/// both while they are converted), and 16 per range of the largest
 /// gathering (the gathered ranges and the radix sort's scratch).
 pub(super) fn place<C: Clock>(
     tensors: &[TensorLifetime],
@@ -92,23 +92,10 @@ pub(super) fn place<C: Clock>(
     )
 }
 
-/// [`place`] with 32-bit list entries whatever the runs' lengths, for the
-/// tests to take that path on small tables.
-#[cfg(test)]
-pub(super) fn place_with_wide_entries<C: Clock>(
-    tensors: &[TensorLifetime],
-    order: &[usize],
-    offsets: &mut [usize],
-    max_pairs: usize,
-    spare: Spare,
-    clock: C,
-) -> Result<Option<usize>, Stop<C::Late>> {
-    place_listing(tensors, order, offsets, max_pairs, spare, clock, 0)
-}
-
 /// [`place`], its list entries 16 bits wide where no run is longer than
-/// `narrow_up_to` (at most `u16::MAX`), 32 otherwise.
-fn place_listing<C: Clock>(
+/// `narrow_up_to` (at most `u16::MAX`; the tests take 0 for 32-bit
+/// entries on small tables), 32 otherwise.
+pub(super) fn place_listing<C: Clock>(
     tensors: &[TensorLifetime],
     order: &[usize],
     offsets: &mut [usize],

@@ -786,15 +786,23 @@ mod tests {
             let pairs = pairs_by_brute_force(&tensors);
             // Both widths of list entries: 16 bits (these tables' runs are
             // short) and 32.
-            let widths = [lists::place, lists::place_with_wide_entries];
-            for (max_pairs, place) in [0, pairs.saturating_sub(1), pairs, pairs + 1, 1 << 31]
+            let widths = [usize::from(u16::MAX), 0];
+            for (max_pairs, narrow_up_to) in [0, pairs.saturating_sub(1), pairs, pairs + 1, 1 << 31]
                 .into_iter()
-                .flat_map(|max_pairs| widths.map(|place| (max_pairs, place)))
+                .flat_map(|max_pairs| widths.map(|narrow_up_to| (max_pairs, narrow_up_to)))
             {
                 let mut offsets = vec![0; tensors.len()];
                 let spare = dirty_spare(tensors.len(), round);
-                let arena = place(&tensors, &order, &mut offsets, max_pairs, spare, NoDeadline)
-                    .unwrap_or_else(fail);
+                let arena = lists::place_listing(
+                    &tensors,
+                    &order,
+                    &mut offsets,
+                    max_pairs,
+                    spare,
+                    NoDeadline,
+                    narrow_up_to,
+                )
+                .unwrap_or_else(fail);
                 if pairs <= max_pairs && !order.is_empty() {
                     assert_eq!(
                         (&offsets, arena, round),
