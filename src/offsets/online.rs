@@ -206,13 +206,16 @@ fn plan_cut(
     let mut freed = 0;
     // Where the stack begins, if there is one.
     let mut stack_from = planned;
-    // Stacking a tensor, and writing its offset out, each cost about half a
-    // step of the pass that wrote the first order (an entry four times the
-    // size), and less than a step of the pass that wrote the second
-    // (reading the first in order and writing two words a tensor): the
-    // lesser of the two is taken.
+    // Stacking a tensor, writing its offset out, and giving back its
+    // entries in the orders (unmapped pages, a few words each) each cost
+    // about half a step of the pass that wrote the first order (an entry
+    // four times the size), and less than a step of the pass that wrote
+    // the second (reading the first in order and writing two words a
+    // tensor): the lesser of the two is taken. So a cut reserves, beyond
+    // the stack, two operations per tensor planned.
     let operation = (step / 2).min(pass);
     let operations = |count: usize| operation.saturating_mul(clamp_u32(count));
+    let after_the_stack = planned.saturating_mul(2);
     let first_fit_began = Instant::now();
     for (pos, &(first_use, room, i, _)) in by_first.iter().enumerate() {
         if clocked && pos > 0 && pos % CLOCK_PERIOD == 0 {
@@ -223,7 +226,7 @@ fn plan_cut(
                     // the rest, taken to cost half as much as first fit has
                     // so far (a slot is taken in a few steps, where first
                     // fit descends a tree), and a stack.
-                    let stack = operations(rest + planned);
+                    let stack = operations(rest.saturating_add(after_the_stack));
                     let pace = per_tensor(first_fit_began, pos).saturating_mul(clamp_u32(rest));
                     let by_first_fit = stack.saturating_add(pace / 2);
                     match cut.choose(by_first_fit, stack) {
@@ -237,7 +240,8 @@ fn plan_cut(
                 }
                 Some(slots) => {
                     // Laying a slot out costs about what stacking does.
-                    if cut.now(operations(rest + (pos - slots.from) + planned)) {
+                    let laid_out = rest + (pos - slots.from);
+                    if cut.now(operations(laid_out.saturating_add(after_the_stack))) {
                         stack_from = pos;
                         break;
                     }
