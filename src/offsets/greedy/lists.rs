@@ -13,11 +13,12 @@
 //! pair whose earlier-starting tensor is placed first is listed for the
 //! other one. The lists hold at most one entry per pair, about half the
 //! pairs where sizes are unrelated to time. An entry is how far back in
-//! that order its neighbour starts, at most the longest run: 16 bits where
-//! that fits them (lifetimes short against the table, as in most graphs),
-//! which halves the lists, the largest allocation of the greedy at scale. The lists, the tensors' byte
-//! ranges and every other table are indexed by the position in first-use
-//! order: a tensor's neighbours in time are its neighbours in memory.
+//! that order its neighbour starts, at most the longest run: 16 bits
+//! where that fits them (lifetimes short against the table, as in most
+//! graphs), which halves the lists, the largest allocation of the greedy
+//! at scale. The lists, the tensors' byte ranges and every other table
+//! are indexed by the position in first-use order: a tensor's neighbours
+//! in time are its neighbours in memory.
 //!
 //! The pairs are counted before the lists are laid out; where there are
 //! more than the caller allows, nothing is placed and the caller takes

@@ -30,9 +30,11 @@
 //! conflicts and bounded per tensor: a long lifetime early in the order
 //! widens every later band, and on dense tables the bands hold `O(n)`
 //! tensors each. `O(n log n)` to find the bands. Memory `O(n)`:
-//! about 46 bytes per tensor. Used only where every key fits `u64` (the
-//! total of the sizes, in units, below `2^(64 - bits of n)`) and every size
-//! in units fits `u32`.
+//! about 46 bytes per tensor, of which all but the last offsets can be
+//! given up between placements ([`BandFloors::stow`]) while another
+//! planner runs, at the cost of finding the bands again. Used only where
+//! every key fits `u64` (the total of the sizes, in units, below
+//! `2^(64 - bits of n)`) and every size in units fits `u32`.
 
 use std::time::Instant;
 
