@@ -480,6 +480,8 @@ fn plan_by(
         if work >= budget || best.arena <= peak || late(deadline) {
             break;
         }
+        // Node pressure and conflict bytes take a table of their own
+        // while they are ranked: the placer's tables give way meanwhile.
         if orders.needs_costly_values(k) {
             placer.stow();
         }
