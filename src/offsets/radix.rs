@@ -12,6 +12,23 @@ use crate::sys::fallible;
 /// Bits of a radix digit: 2048 counters stay in the first-level cache.
 const DIGIT_BITS: u32 = 11;
 
+/// Bits of a digit where that spares a pass over the keys (23 or 24 bits
+/// in two passes, not three): a pass over keys beyond the cache costs
+/// more than its 4096 counters and write streams do.
+const WIDE_DIGIT_BITS: u32 = 12;
+
+/// The digit width with which a sort of `bits` bits takes fewest passes,
+/// as even as they can be.
+fn digit_bits(bits: u32) -> u32 {
+    let passes = bits.div_ceil(DIGIT_BITS);
+    let wide_passes = bits.div_ceil(WIDE_DIGIT_BITS);
+    if wide_passes < passes {
+        bits.div_ceil(wide_passes)
+    } else {
+        bits.div_ceil(passes.max(1))
+    }
+}
+
 /// Below this many keys a comparison sort of the packed keys costs less
 /// than the radix passes' counters.
 pub(crate) const RADIX_FROM: usize = 1 << 12;
@@ -19,7 +36,7 @@ pub(crate) const RADIX_FROM: usize = 1 << 12;
 /// Sorts `keys` by their bits `low..high` (a stable LSD radix sort, so keys
 /// equal there keep their order), using `scratch` of the same length.
 ///
-/// Complexity: `O((n + 2^11) · ⌈(high − low) / 11⌉)` time, no memory
+/// Complexity: `O((n + 2^12) · ⌈(high − low) / 12⌉)` time, no memory
 /// beyond `scratch`.
 pub(crate) fn radix_sort(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
     if radix_sort_into_either(keys, scratch, low, high) {
@@ -38,12 +55,13 @@ pub(crate) fn radix_sort_into_either(
     low: u32,
     high: u32,
 ) -> bool {
-    let mut counts = [0usize; 1 << DIGIT_BITS];
+    let mut counts = [0usize; 1 << WIDE_DIGIT_BITS];
+    let digit = digit_bits(high.saturating_sub(low));
     let mut shift = low;
     let (mut source, mut target) = (&mut *keys, &mut *scratch);
     let mut in_scratch = false;
     while shift < high {
-        let width = DIGIT_BITS.min(high - shift);
+        let width = digit.min(high - shift);
         let mask = (1u64 << width) - 1;
         counts[..1 << width].fill(0);
         for &key in source.iter() {
@@ -111,6 +129,11 @@ mod tests {
             (300, 0, 64),
             (5000, 32, 45),
             (777, 40, 41),
+            // Widths sorted in digits of 12 bits: one, two and three.
+            (3000, 7, 19),
+            (6000, 32, 55),
+            (6000, 30, 54),
+            (4000, 10, 46),
         ] {
             let keys: Vec<u64> = (0..len)
                 .map(|_| ((rng.below(1 << 30) as u64) << 34) ^ rng.below(1 << 30) as u64)
@@ -130,6 +153,24 @@ mod tests {
             radix_sort(&mut actual, &mut scratch, low, high);
             assert_eq!(actual, expected, "len {len}, bits {low}..{high}");
         }
+    }
+
+    /// Fewest passes, each digit within the counters, evened out: 11-bit
+    /// digits unless 12-bit ones take a pass less.
+    #[test]
+    fn digits_take_the_fewest_passes_the_counters_allow() {
+        for bits in 1..=64u32 {
+            let digit = digit_bits(bits);
+            let passes = bits.div_ceil(digit);
+            assert!(digit <= WIDE_DIGIT_BITS, "{bits} bits: digit {digit}");
+            let fewest = bits.div_ceil(WIDE_DIGIT_BITS);
+            assert_eq!(passes, fewest, "{bits} bits: {passes} passes");
+            if bits.div_ceil(DIGIT_BITS) == fewest {
+                assert!(digit <= DIGIT_BITS, "{bits} bits: digit {digit}");
+            }
+        }
+        assert_eq!((digit_bits(22), digit_bits(23), digit_bits(24)), (11, 12, 12));
+        assert_eq!((digit_bits(25), digit_bits(33), digit_bits(34)), (9, 11, 12));
     }
 
     /// Packed keys (a value above, its slot below in order) come out in
