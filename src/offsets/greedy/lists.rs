@@ -202,6 +202,7 @@ pub(super) fn place_listing<C: Clock>(
         bounds,
         listed: listed as usize,
         size_bits,
+        longest_run,
     };
     if longest_run <= narrow_up_to {
         lists.place::<u16, C>(offsets, spare, clock)
@@ -221,6 +222,7 @@ struct Lists<'a> {
     bounds: Vec<u64>,
     listed: usize,
     size_bits: usize,
+    longest_run: usize,
 }
 
 impl Lists<'_> {
@@ -241,6 +243,7 @@ impl Lists<'_> {
             mut bounds,
             listed,
             size_bits,
+            longest_run,
         } = self;
         let n = order.len();
         // The entries, each list filled from its start on (the start of
@@ -289,6 +292,7 @@ impl Lists<'_> {
             by_start: &by_start,
             bounds: &bounds,
             list: &list,
+            longest_run,
         };
         tables.place(offsets, spare, clock)
     }
@@ -313,6 +317,8 @@ struct Tables<'a, E> {
     /// Each position's list: how far back each of its earlier-starting
     /// neighbours placed before it lies.
     list: &'a [E],
+    /// The most later starters any tensor meets.
+    longest_run: usize,
 }
 
 impl<E: Entry> Tables<'_, E> {
@@ -438,9 +444,17 @@ impl<E: Entry> Tables<'_, E> {
         let per_line = (64 / core::mem::size_of::<R>()).max(1);
         if let Some(position) = position_at(step + MID) {
             prefetch(&self.list[self.list_begin(position)]);
-            // The run's first ranges.
-            for range in ranges[position..].iter().step_by(per_line).take(3) {
-                prefetch(range);
+            // Its own range and the run's first ones, three lines; where
+            // every run is shorter than a line, as a chain's, the lines of
+            // its own and its run's last only (the others would be misses
+            // for nothing).
+            if self.longest_run < per_line {
+                prefetch(&ranges[position]);
+                prefetch(&ranges[run_end(self.bounds[position]) - 1]);
+            } else {
+                for range in ranges[position..].iter().step_by(per_line).take(3) {
+                    prefetch(range);
+                }
             }
         }
         if let Some(position) = position_at(step + NEAR) {
