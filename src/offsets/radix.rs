@@ -55,26 +55,72 @@ pub(crate) fn radix_sort_into_either(
     low: u32,
     high: u32,
 ) -> bool {
-    let mut counts = [0usize; 1 << WIDE_DIGIT_BITS];
     let digit = digit_bits(high.saturating_sub(low));
+    // 32-bit counters keep 12-bit digits' counts in the 16 KiB of stack
+    // that 11-bit digits' 64-bit ones took.
+    if u32::try_from(keys.len()).is_ok() {
+        sort_in_passes::<u32>(keys, scratch, low, high, digit)
+    } else {
+        sort_in_passes::<usize>(keys, scratch, low, high, digit)
+    }
+}
+
+/// A digit's counter: wide enough for the number of keys.
+trait Count: Copy {
+    const ZERO: Self;
+    fn get(self) -> usize;
+    /// `value` fits: it is at most the number of keys.
+    fn of(value: usize) -> Self;
+}
+
+impl Count for u32 {
+    const ZERO: Self = 0;
+    fn get(self) -> usize {
+        self as usize
+    }
+    fn of(value: usize) -> Self {
+        value as u32
+    }
+}
+
+impl Count for usize {
+    const ZERO: Self = 0;
+    fn get(self) -> usize {
+        self
+    }
+    fn of(value: usize) -> Self {
+        value
+    }
+}
+
+/// [`radix_sort_into_either`] in digits of `digit` bits, counted in `C`.
+fn sort_in_passes<C: Count>(
+    keys: &mut [u64],
+    scratch: &mut [u64],
+    low: u32,
+    high: u32,
+    digit: u32,
+) -> bool {
+    let mut counts = [C::ZERO; 1 << WIDE_DIGIT_BITS];
     let mut shift = low;
     let (mut source, mut target) = (&mut *keys, &mut *scratch);
     let mut in_scratch = false;
     while shift < high {
         let width = digit.min(high - shift);
         let mask = (1u64 << width) - 1;
-        counts[..1 << width].fill(0);
+        counts[..1 << width].fill(C::ZERO);
         for &key in source.iter() {
-            counts[((key >> shift) & mask) as usize] += 1;
+            let count = &mut counts[((key >> shift) & mask) as usize];
+            *count = C::of(count.get() + 1);
         }
         let mut total = 0;
         for count in &mut counts[..1 << width] {
-            (*count, total) = (total, total + *count);
+            (*count, total) = (C::of(total), total + count.get());
         }
         for &key in source.iter() {
-            let digit = ((key >> shift) & mask) as usize;
-            target[counts[digit]] = key;
-            counts[digit] += 1;
+            let count = &mut counts[((key >> shift) & mask) as usize];
+            target[count.get()] = key;
+            *count = C::of(count.get() + 1);
         }
         core::mem::swap(&mut source, &mut target);
         in_scratch = !in_scratch;
