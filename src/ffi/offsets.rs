@@ -595,6 +595,10 @@ pub extern "C" fn aether_plan_offsets_workspace_size(tensor_count: usize) -> usi
 /// on 32-bit targets, by the spec's scan of
 /// every placed tensor (O(n^2); on dense tables over the placed tensors kept
 /// sorted by offset). The workspace is 4 words per tensor either way.
+/// Where many tensors are live at once (a training step's activations,
+/// freed in the backward pass), E and so the time grow as n^2:
+/// `aether_plan_offsets_in_indexed_workspace` makes the same plan
+/// near-linearly there, in a larger workspace.
 ///
 /// # Safety
 /// As for `aether_plan_offsets`; `workspace` points to
