@@ -215,8 +215,14 @@ mod tests {
                 assert!(digit <= DIGIT_BITS, "{bits} bits: digit {digit}");
             }
         }
-        assert_eq!((digit_bits(22), digit_bits(23), digit_bits(24)), (11, 12, 12));
-        assert_eq!((digit_bits(25), digit_bits(33), digit_bits(34)), (9, 11, 12));
+        assert_eq!(
+            (digit_bits(22), digit_bits(23), digit_bits(24)),
+            (11, 12, 12)
+        );
+        assert_eq!(
+            (digit_bits(25), digit_bits(33), digit_bits(34)),
+            (9, 11, 12)
+        );
     }
 
     /// Packed keys (a value above, its slot below in order) come out in
