@@ -202,6 +202,29 @@ pub fn try_plan_offsets_observed(
     observe: &mut dyn FnMut(&SearchProgress),
 ) -> Result<PlanReport, PlanError> {
     let started = Instant::now();
+    within_cap_rules(options, || {
+        plan_observed(tensors, options, observe, started)
+    })
+}
+
+/// Runs `work`, under the rules of a capped call if `options` set a time
+/// cap: no memory advised huge pages, whose faults may stall.
+pub(crate) fn within_cap_rules<R>(options: &PlanOptions, work: impl FnOnce() -> R) -> R {
+    let capped = options.strategy == Strategy::Search && options.budget.time.is_some();
+    if capped {
+        crate::sys::pages::without_huge_pages(work)
+    } else {
+        work()
+    }
+}
+
+/// [`try_plan_offsets_observed`] of a call begun at `started`.
+fn plan_observed(
+    tensors: &[TensorLifetime],
+    options: &PlanOptions,
+    observe: &mut dyn FnMut(&SearchProgress),
+    started: Instant,
+) -> Result<PlanReport, PlanError> {
     let alignment = options.alignment;
     if !alignment.is_power_of_two() {
         return Err(PlanError::InvalidAlignment { alignment });

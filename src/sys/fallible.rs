@@ -3,8 +3,13 @@
 //! The library runs inside someone else's process: an allocation it cannot
 //! have must come back as [`PlanError::OutOfMemory`], never as the abort of
 //! Rust's default allocation-failure handler.
+//!
+//! Every allocation made here of 4 MiB or more is advised transparent huge
+//! pages ([`advise_huge_pages`]), but inside
+//! [`without_huge_pages`](crate::sys::pages::without_huge_pages).
 
 use crate::error::PlanError;
+use crate::sys::pages::advise_huge_pages;
 
 /// An empty vector with room for `capacity` elements.
 pub(crate) fn with_capacity<T>(capacity: usize) -> Result<Vec<T>, PlanError> {
@@ -13,6 +18,7 @@ pub(crate) fn with_capacity<T>(capacity: usize) -> Result<Vec<T>, PlanError> {
         .map_err(|_| PlanError::OutOfMemory {
             bytes: capacity.saturating_mul(core::mem::size_of::<T>()),
         })?;
+    advise_huge_pages(vec.spare_capacity_mut());
     Ok(vec)
 }
 
@@ -43,13 +49,18 @@ pub(crate) fn collect<T>(
 /// Room in `vec` for `additional` more elements, grown as `Vec` grows
 /// (amortised doubling), or the bytes that could not be had.
 pub(crate) fn reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), PlanError> {
+    let capacity = vec.capacity();
     vec.try_reserve(additional)
         .map_err(|_| PlanError::OutOfMemory {
             bytes: vec
                 .len()
                 .saturating_add(additional)
                 .saturating_mul(core::mem::size_of::<T>()),
-        })
+        })?;
+    if vec.capacity() != capacity {
+        advise_huge_pages(vec.spare_capacity_mut());
+    }
+    Ok(())
 }
 
 /// Appends `item` to `vec`, growing it fallibly.
@@ -103,9 +114,7 @@ pub(crate) fn half_available(bytes: usize) -> usize {
 /// allocated. Fresh zeroed pages come from the allocator lazily, so an
 /// untouched part of a large matrix costs nothing.
 pub(crate) fn zeroed_words(words: usize) -> Result<Vec<u64>, PlanError> {
-    let mut matrix = zeroed::<u64>(words)?;
-    crate::sys::pages::advise_huge_pages(&mut matrix);
-    Ok(matrix)
+    zeroed::<u64>(words)
 }
 
 /// Types of which the all-zero bit pattern is a valid value.
@@ -142,7 +151,9 @@ pub(crate) fn zeroed<T: ZeroValid>(len: usize) -> Result<Vec<T>, PlanError> {
         if pointer.is_null() {
             return Err(PlanError::OutOfMemory { bytes });
         }
-        Ok(Vec::from_raw_parts(pointer, len, len))
+        let mut vec = Vec::from_raw_parts(pointer, len, len);
+        advise_huge_pages(&mut vec);
+        Ok(vec)
     }
 }
 

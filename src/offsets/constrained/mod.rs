@@ -86,7 +86,8 @@ mod tests;
 use std::time::Instant;
 
 use super::{
-    try_plan_offsets_observed, MemoryPlan, PlanOptions, PlanReport, SearchProgress, Strategy,
+    try_plan_offsets_observed, within_cap_rules, MemoryPlan, PlanOptions, PlanReport,
+    SearchProgress, Strategy,
 };
 use crate::error::PlanError;
 use crate::input::TensorLifetime;
@@ -349,8 +350,20 @@ pub fn try_plan_problem_observed(
     options: &PlanOptions,
     observe: &mut dyn FnMut(&SearchProgress),
 ) -> Result<PlanReport, PlanError> {
-    // The time budget bounds the whole call, every phase included.
     let started = Instant::now();
+    within_cap_rules(options, || {
+        plan_problem_observed(problem, options, observe, started)
+    })
+}
+
+/// [`try_plan_problem_observed`] of a call begun at `started`.
+fn plan_problem_observed(
+    problem: &PlanProblem<'_>,
+    options: &PlanOptions,
+    observe: &mut dyn FnMut(&SearchProgress),
+    started: Instant,
+) -> Result<PlanReport, PlanError> {
+    // The time budget bounds the whole call, every phase included.
     let deadline = match options.strategy {
         Strategy::Search => options
             .budget
