@@ -321,8 +321,8 @@ fn islands_with<P: Parent>(
 ) -> Result<(Vec<Option<usize>>, usize), PlanError> {
     let mut parent = inactive_parents::<P>(node_count, incidences)?;
     build_forest(&mut parent, incidences)?;
-    // Advised huge pages, as every large fallible allocation is.
     let mut labels = crate::sys::fallible::with_capacity(node_count)?;
+    advise_huge_pages(labels.spare_capacity_mut());
     // The labels are written in the numbering pass itself: one pass over
     // the parents, not two.
     let count = label_in_place(&mut parent, |label| {

@@ -31,7 +31,7 @@ use super::{LifetimeGap, PlanProblem, Reuse, TensorLifetime};
 use crate::error::PlanError;
 use crate::input::check_lifetimes;
 use crate::sys::fallible;
-use crate::sys::pages::prefetch;
+use crate::sys::pages::{advise_huge_pages, prefetch};
 
 /// How many tensors ahead the dense peak asks for the table's lines: far
 /// enough that a line from memory, a page walk included, has come by the
@@ -158,9 +158,9 @@ fn dense_peak(
     let len = span + 2;
     table.clear();
     if table.capacity() < len.max(keep) {
-        // Fresh, and advised huge pages (see `fallible`): they make its
-        // first touch several times cheaper.
         *table = fallible::with_capacity(len.max(keep))?;
+        // Fresh: huge pages make its first touch several times cheaper.
+        advise_huge_pages(table.spare_capacity_mut());
     }
     table.resize(len, 0);
     let change = &mut table[..];

@@ -150,7 +150,7 @@ pub(crate) fn sort_packed(
     }
     if scratch.len() < keys.len() {
         let more = keys.len() - scratch.len();
-        fallible::reserve(scratch, more)?;
+        fallible::reserve_advised(scratch, more)?;
         scratch.resize(keys.len(), 0);
     }
     radix_sort(keys, &mut scratch[..keys.len()], low, high);

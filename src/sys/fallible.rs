@@ -4,9 +4,12 @@
 //! have must come back as [`PlanError::OutOfMemory`], never as the abort of
 //! Rust's default allocation-failure handler.
 //!
-//! Every allocation made here of 4 MiB or more is advised transparent huge
-//! pages ([`advise_huge_pages`]), but inside
-//! [`without_huge_pages`](crate::sys::pages::without_huge_pages).
+//! The allocations made here for vectors about to be written whole
+//! ([`filled`], [`collect`], [`zeroed`], [`reserve_advised`]) are advised
+//! transparent huge pages from 4 MiB on ([`advise_huge_pages`]), but inside
+//! [`without_huge_pages`](crate::sys::pages::without_huge_pages). Room that
+//! may stay partly unused ([`with_capacity`], [`reserve`]) is not: a huge
+//! page is cleared whole at its first touch.
 
 use crate::error::PlanError;
 use crate::sys::pages::advise_huge_pages;
@@ -18,13 +21,20 @@ pub(crate) fn with_capacity<T>(capacity: usize) -> Result<Vec<T>, PlanError> {
         .map_err(|_| PlanError::OutOfMemory {
             bytes: capacity.saturating_mul(core::mem::size_of::<T>()),
         })?;
+    Ok(vec)
+}
+
+/// [`with_capacity`] for a vector about to be written whole: its room
+/// advised huge pages.
+fn with_capacity_advised<T>(capacity: usize) -> Result<Vec<T>, PlanError> {
+    let mut vec = with_capacity(capacity)?;
     advise_huge_pages(vec.spare_capacity_mut());
     Ok(vec)
 }
 
 /// `len` copies of `value`.
 pub(crate) fn filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, PlanError> {
-    let mut vec = with_capacity(len)?;
+    let mut vec = with_capacity_advised(len)?;
     vec.resize(len, value);
     Ok(vec)
 }
@@ -36,7 +46,7 @@ pub(crate) fn collect<T>(
     bound: usize,
     items: impl Iterator<Item = T>,
 ) -> Result<Vec<T>, PlanError> {
-    let mut vec = with_capacity(bound)?;
+    let mut vec = with_capacity_advised(bound)?;
     let mut items = items;
     // Within the room allocated: `extend` never reallocates here.
     vec.extend(items.by_ref().take(bound));
@@ -49,14 +59,20 @@ pub(crate) fn collect<T>(
 /// Room in `vec` for `additional` more elements, grown as `Vec` grows
 /// (amortised doubling), or the bytes that could not be had.
 pub(crate) fn reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), PlanError> {
-    let capacity = vec.capacity();
     vec.try_reserve(additional)
         .map_err(|_| PlanError::OutOfMemory {
             bytes: vec
                 .len()
                 .saturating_add(additional)
                 .saturating_mul(core::mem::size_of::<T>()),
-        })?;
+        })
+}
+
+/// [`reserve`] for a vector about to be written up to its new length:
+/// new room advised huge pages.
+pub(crate) fn reserve_advised<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), PlanError> {
+    let capacity = vec.capacity();
+    reserve(vec, additional)?;
     if vec.capacity() != capacity {
         advise_huge_pages(vec.spare_capacity_mut());
     }

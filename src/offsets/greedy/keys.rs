@@ -108,7 +108,7 @@ impl Spare {
             None => Vec::new(),
         };
         buffer.clear();
-        fallible::reserve(&mut buffer, len)?;
+        fallible::reserve_advised(&mut buffer, len)?;
         Ok(buffer)
     }
 
