@@ -868,6 +868,7 @@ fn report(
 
     out += "\n## Notes\n\n";
     out += "- Transitive reduction: the library asks Linux for transparent huge pages on a matrix of 4 MiB or more (`madvise`). Once the kernel has free huge pages this removes most page-fault time; when it must first compact memory, the first call pays for it (the *first run* column).\n";
+    out += "- Offsets: the planners advise huge pages the same way for their arrays of 4 MiB or more that a call writes whole, except under a search's time cap (a fault in an advised range may first compact memory).\n";
     out += "- petgraph's reduction also builds the full transitive closure as adjacency lists, hence its time and memory on the large DAGs. Boost Graph's `transitive_reduction` (C++) is not part of this Rust suite.\n";
     out += "- Transitive reduction layout: *library* is the default, which picks its layout (`try_transitive_reduction`'s documented rule); *library-N MiB* fixes the column-block budget; *library-whole* builds the whole triangle in one pass, the default's layout before it chose blocks. *triangle-floor* writes every word of the triangle once through one reused 16 MiB buffer: what any closure that builds the triangle must pay. The *÷ floor* column divides by it.\n";
     out += "- Islands' *floor* initialises one 32-bit entry per node, reads every incidence and updates both endpoints' entries (independent accesses, no forest walks), then writes the labels as the library returns them: the realistic floor the *÷ floor* column divides by. *read-once* only reads the incidences.\n";
