@@ -4,12 +4,12 @@
 //! have must come back as [`PlanError::OutOfMemory`], never as the abort of
 //! Rust's default allocation-failure handler.
 //!
-//! The allocations made here for vectors about to be written whole
-//! ([`filled`], [`collect`], [`zeroed`], [`reserve_advised`]) are advised
-//! transparent huge pages from 4 MiB on ([`advise_huge_pages`]), but inside
-//! [`without_huge_pages`](crate::sys::pages::without_huge_pages). Room that
-//! may stay partly unused ([`with_capacity`], [`reserve`]) is not: a huge
-//! page is cleared whole at its first touch.
+//! Only [`reserve_advised`] and [`zeroed_words`] (a reduction's matrix)
+//! ask for transparent huge pages
+//! ([`advise_huge_pages`]), for the few tables that pay for them: a huge
+//! page saves TLB misses on a table read or written at random, but it is
+//! cleared whole at its first touch, from memory the cache has not seen,
+//! where 4 KiB pages are often recycled from the cache.
 
 use crate::error::PlanError;
 use crate::sys::pages::advise_huge_pages;
@@ -24,17 +24,9 @@ pub(crate) fn with_capacity<T>(capacity: usize) -> Result<Vec<T>, PlanError> {
     Ok(vec)
 }
 
-/// [`with_capacity`] for a vector about to be written whole: its room
-/// advised huge pages.
-fn with_capacity_advised<T>(capacity: usize) -> Result<Vec<T>, PlanError> {
-    let mut vec = with_capacity(capacity)?;
-    advise_huge_pages(vec.spare_capacity_mut());
-    Ok(vec)
-}
-
 /// `len` copies of `value`.
 pub(crate) fn filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, PlanError> {
-    let mut vec = with_capacity_advised(len)?;
+    let mut vec = with_capacity(len)?;
     vec.resize(len, value);
     Ok(vec)
 }
@@ -46,7 +38,7 @@ pub(crate) fn collect<T>(
     bound: usize,
     items: impl Iterator<Item = T>,
 ) -> Result<Vec<T>, PlanError> {
-    let mut vec = with_capacity_advised(bound)?;
+    let mut vec = with_capacity(bound)?;
     let mut items = items;
     // Within the room allocated: `extend` never reallocates here.
     vec.extend(items.by_ref().take(bound));
@@ -68,8 +60,10 @@ pub(crate) fn reserve<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), Plan
         })
 }
 
-/// [`reserve`] for a vector about to be written up to its new length:
-/// new room advised huge pages.
+/// [`reserve`] for a vector about to be written up to its new length and
+/// then read or written at random (a radix sort's scratch, the greedy's
+/// tables): new room advised huge pages (but inside
+/// [`without_huge_pages`](crate::sys::pages::without_huge_pages)).
 pub(crate) fn reserve_advised<T>(vec: &mut Vec<T>, additional: usize) -> Result<(), PlanError> {
     let capacity = vec.capacity();
     reserve(vec, additional)?;
@@ -130,7 +124,9 @@ pub(crate) fn half_available(bytes: usize) -> usize {
 /// allocated. Fresh zeroed pages come from the allocator lazily, so an
 /// untouched part of a large matrix costs nothing.
 pub(crate) fn zeroed_words(words: usize) -> Result<Vec<u64>, PlanError> {
-    zeroed::<u64>(words)
+    let mut matrix = zeroed::<u64>(words)?;
+    advise_huge_pages(&mut matrix);
+    Ok(matrix)
 }
 
 /// Types of which the all-zero bit pattern is a valid value.
@@ -167,9 +163,7 @@ pub(crate) fn zeroed<T: ZeroValid>(len: usize) -> Result<Vec<T>, PlanError> {
         if pointer.is_null() {
             return Err(PlanError::OutOfMemory { bytes });
         }
-        let mut vec = Vec::from_raw_parts(pointer, len, len);
-        advise_huge_pages(&mut vec);
-        Ok(vec)
+        Ok(Vec::from_raw_parts(pointer, len, len))
     }
 }
 

@@ -26,8 +26,8 @@ pub(crate) fn without_huge_pages<R>(work: impl FnOnce() -> R) -> R {
 }
 
 /// Asks Linux to back a large fresh allocation of 4 MiB or more with
-/// transparent huge pages (one about to be written whole: see
-/// [`fallible`](super::fallible)). Touching fresh memory otherwise costs one or two page faults per
+/// transparent huge pages (see [`fallible`](super::fallible) for which
+/// ones). Touching fresh memory otherwise costs one or two page faults per
 /// 4 KiB, which dominates the time on large sparse graphs, and tables read
 /// at random, or written by a radix sort's thousands of streams, miss the
 /// TLB on nearly every access. A hint only: failure (another page size,
@@ -116,8 +116,8 @@ mod tests {
         panic!("no mapping holds {address:#x}");
     }
 
-    /// Large fallible allocations to be written whole are advised huge
-    /// pages, but not inside
+    /// Room reserved by `reserve_advised` is advised huge pages, but not
+    /// inside
     /// `without_huge_pages`, which restores the setting before it however
     /// its work ends (nested, or by a panic). 64 MiB is past the largest
     /// size glibc serves from its heap, so each allocation is a mapping of
@@ -129,7 +129,11 @@ mod tests {
             return; // a kernel without huge pages: nothing to advise
         }
         let words = 8 << 20;
-        let allocate = || crate::sys::fallible::zeroed::<u64>(words).unwrap();
+        let allocate = || {
+            let mut room = Vec::<u64>::new();
+            crate::sys::fallible::reserve_advised(&mut room, words).unwrap();
+            room
+        };
         let free = allocate();
         assert!(advised(free.as_ptr() as usize + (32 << 20)));
         let held = without_huge_pages(|| {
