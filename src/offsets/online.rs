@@ -485,9 +485,10 @@ fn zeroed_in(mut buffer: Vec<usize>, len: usize) -> Result<Vec<usize>, PlanError
 /// writes it, between that pass's readings of the clock (where zeroing it
 /// all at once here would be a stretch of work the clock does not see).
 /// Not advised huge pages, though they would make the first touch
-/// cheaper: this plan runs under a time cap, whose calls hold the advice
-/// back ([`without_huge_pages`](crate::sys::pages::without_huge_pages)).
-/// Errors: [`PlanError::OutOfMemory`].
+/// cheaper: a fault in an advised range may compact memory first, a stall
+/// of tens of milliseconds that no reading of the clock sees coming, where
+/// a capped call needs each stretch of work short. Errors:
+/// [`PlanError::OutOfMemory`].
 fn fresh_zeroed<T: ZeroValid>(len: usize) -> Result<Vec<T>, PlanError> {
     fallible::zeroed(len)
 }

@@ -4,12 +4,12 @@
 //! have must come back as [`PlanError::OutOfMemory`], never as the abort of
 //! Rust's default allocation-failure handler.
 //!
-//! Only [`reserve_advised`] and [`zeroed_words`] (a reduction's matrix)
-//! ask for transparent huge pages
-//! ([`advise_huge_pages`]), for the few tables that pay for them: a huge
-//! page saves TLB misses on a table read or written at random, but it is
-//! cleared whole at its first touch, from memory the cache has not seen,
-//! where 4 KiB pages are often recycled from the cache.
+//! Only [`reserve_advised`] and [`zeroed_words`] (a reduction's matrix) ask
+//! for transparent huge pages ([`advise_huge_pages`]), for the few tables
+//! that pay for them: a huge page saves TLB misses on a table read or
+//! written at random, but it is cleared whole at its first touch, from
+//! memory the cache has not seen, where 4 KiB pages are often recycled from
+//! the cache.
 
 use crate::error::PlanError;
 use crate::sys::pages::advise_huge_pages;
