@@ -85,14 +85,13 @@ pub(crate) fn prefetch<T>(entry: &T) {
     prefetch_address(entry as *const T);
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
     /// Whether the mapping holding `address` is advised huge pages, read
     /// from the kernel's own account of this process (`hg` among the
     /// mapping's flags in `/proc/self/smaps`).
-    #[cfg(target_os = "linux")]
     fn advised(address: usize) -> bool {
         let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
         let mut inside = false;
@@ -122,7 +121,6 @@ mod tests {
     /// its work ends (nested, or by a panic). 64 MiB is past the largest
     /// size glibc serves from its heap, so each allocation is a mapping of
     /// its own, untouched (it costs no memory).
-    #[cfg(target_os = "linux")]
     #[test]
     fn large_allocations_are_advised_but_under_a_cap() {
         if !std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists() {
