@@ -35,8 +35,7 @@ use crate::sys::pages::{advise_huge_pages, prefetch};
 
 /// How many tensors ahead the dense peak asks for the table's lines: far
 /// enough that a line from memory, a page walk included, has come by the
-/// time its change is added (16 was too near on tables in no order; see
-/// docs/search_caps.md).
+/// time its change is added (16 was too near on tables in no order).
 const PREFETCH_AHEAD: usize = 64;
 
 /// The largest total size of tensors live at one node, or why it cannot be
