@@ -23,6 +23,11 @@
 //! step's nested activations, which would otherwise gather thousands of
 //! ranges to find no gap below the top).
 //!
+//! A table whose lifetimes all share one point ([`stacked`]: buffers all
+//! live together, or nested ones held across a turn) has every pair
+//! conflicting, so each tensor goes on top of the ones before it: its plan
+//! is the running sum of the sizes, found in `O(n)` after the sort.
+//!
 //! Small tables skip the index, whose set-up (ranks, tree, unions) would
 //! cost more than the scans it saves: up to [`IN_ORDER_UP_TO`] tensors,
 //! the specification's scan over one contiguous list in placement order
@@ -77,6 +82,7 @@ mod direct;
 mod index;
 mod keys;
 mod lists;
+mod stacked;
 
 pub(crate) use index::PlacedIndex;
 // The heap-free form's index keeps its unions in fixed slots with the same
@@ -86,6 +92,7 @@ pub(crate) use index::{
     past_floor, Facts, RangeStore, FACT_FROM,
 };
 pub(crate) use keys::endpoint_ranks;
+pub(crate) use stacked::{all_meet, top as stacked_top};
 
 use super::{MemoryPlan, TensorLifetime};
 use crate::error::PlanError;
@@ -222,7 +229,9 @@ fn place_by_shape<C: Clock>(
     clock: C,
 ) -> Result<usize, Stop<C::Late>> {
     let n = order.len();
-    if n <= IN_ORDER_UP_TO {
+    if stacked::all_meet(tensors) {
+        Ok(stacked::place(tensors, order, offsets)?)
+    } else if n <= IN_ORDER_UP_TO {
         direct::place_in_order(tensors, order, offsets, clock)
     } else if n <= BITS_AT_ANY_DENSITY_UP_TO
         || (n <= BITS_UP_TO && !is_dense(tensors, n, BITS_DENSE_FROM))

@@ -44,7 +44,7 @@ mod covers;
 mod index;
 
 use self::index::{indexed_scratch_bytes, FixedIndex};
-use super::greedy::{best_fit_sorted_ranges, is_dense};
+use super::greedy::{all_meet, best_fit_sorted_ranges, is_dense, stacked_top};
 use super::TensorLifetime;
 use crate::error::PlanError;
 use crate::input::{check_lifetimes, InputList};
@@ -83,6 +83,9 @@ fn plan_checked_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     emit: impl FnMut(usize, usize),
     planned: usize,
 ) -> Result<usize, PlanError> {
+    if all_meet(tensors) {
+        return stacked_in(tensors, scratch, emit);
+    }
     // Small tables skip the density estimate, which would cost about what
     // their plan does.
     if planned <= SCAN_UP_TO {
@@ -111,6 +114,39 @@ fn plan_checked_in<L: InputList<Item = TensorLifetime> + ?Sized>(
     }
 }
 
+/// The plan of a table whose lifetimes all share one point (see
+/// [`all_meet`]): each tensor on top of the ones placed before it, the
+/// running sum of the sizes in placement order, as the greedy's own
+/// stacked path makes it. Its placement order is a sort of (complemented
+/// size, index) pairs in `2n` words of `scratch`, which every form's
+/// workspace holds.
+///
+/// Complexity: `O(n log n)` time.
+fn stacked_in<L: InputList<Item = TensorLifetime> + ?Sized>(
+    tensors: &L,
+    scratch: &mut Scratch<'_>,
+    mut emit: impl FnMut(usize, usize),
+) -> Result<usize, PlanError> {
+    let n = tensors.count();
+    let order = word_pairs(scratch.take(2 * n, 0usize)?);
+    for (i, pair) in order.iter_mut().enumerate() {
+        *pair = [!tensors.at(i).size, i];
+    }
+    // Decreasing size, equal sizes in input order; the unplanned tensors
+    // (size 0, complemented the largest key) last, where they add nothing.
+    order.sort_unstable();
+    // Offsets are emitted only once the whole plan fits in usize, and the
+    // table is not read again from the first one on.
+    let arena = stacked_top(order.iter().map(|&[size, i]| (i, !size)))?;
+    let mut top = 0;
+    for &[size, i] in order.iter() {
+        let size = !size;
+        emit(i, if size > 0 { top } else { 0 });
+        top += size;
+    }
+    Ok(arena)
+}
+
 /// Scratch bytes with which [`try_plan_offsets_indexed_in`] always plans
 /// through its index: [`plan_offsets_scratch_bytes`] and the index's
 /// worst case.
@@ -136,7 +172,11 @@ pub(crate) fn try_plan_offsets_indexed_in<L: InputList<Item = TensorLifetime> + 
             .scoped(|counting| conflicting_pairs(tensors, planned, counting))
             .is_some_and(|pairs| pairs >= (INDEX_FROM_PAIRS_PER_TENSOR * planned) as u128)
     };
-    if planned <= SCAN_UP_TO || !tree_fits(tensors.count()) || !many_pairs() {
+    if planned <= SCAN_UP_TO
+        || !tree_fits(tensors.count())
+        || all_meet(tensors)
+        || !many_pairs()
+    {
         return plan_checked_in(tensors, scratch, emit, planned);
     }
     tree_in(tensors, scratch, emit, planned, true)
