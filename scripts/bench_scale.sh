@@ -16,6 +16,13 @@
 # took before it starts and how long this one took at the end; the report
 # says it too.
 #
+# `scripts/bench_scale.sh shapes` runs the same sweep on the further shapes
+# of workloads::Family::MORE (a staircase of nested lifetimes, all live
+# together, long random lifetimes, a sawtooth, a star, groups all live
+# together, a chain of growing sizes), n doubling from 32k to 256k (the
+# greedy and its heap-free forms to 1M), and writes docs/scale_shapes.md
+# (rows in target/scale_shapes.rows); the AETHER_SWEEP_* variables apply.
+#
 # `scripts/bench_scale.sh caps` runs the search on the six families at 1M
 # buffers under time caps from 1000 ms down to 10 ms instead, and writes
 # docs/search_caps.md (settings: the AETHER_CAPS_* variables of
@@ -24,7 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 mode=${1:-scale}
-case "$mode" in scale | sweep | caps) ;; *) echo "usage: $0 [sweep | caps]" >&2; exit 2 ;; esac
+case "$mode" in scale | sweep | shapes | caps) ;; *) echo "usage: $0 [sweep | shapes | caps]" >&2; exit 2 ;; esac
 if [ "$mode" = caps ]; then
   echo "== building this tree"
   cargo build --release -q -p aether-bench --bin bench-caps
@@ -72,14 +79,22 @@ RS
 old=-
 if [ "$mode" = scale ] || [ "${AETHER_SWEEP_OLD:-1}" != 0 ]; then build_old; fi
 
-if [ "$mode" = sweep ]; then
-  last=$(sed -n 's/^# seconds=//p' target/scale_sweep.rows 2>/dev/null || true)
-  if [ -n "$last" ]; then
-    prev() { sed -n "s/^# $1=//p" target/scale_sweep.rows; }
-    echo "== the last sweep here took $((last / 60)) min (n to $(prev max_n), cap $(prev cap_s) s; target/scale_sweep.rows)"
+if [ "$mode" = sweep ] || [ "$mode" = shapes ]; then
+  report=scale_sweep
+  if [ "$mode" = shapes ]; then
+    report=scale_shapes
+    export AETHER_SWEEP_FAMILIES=${AETHER_SWEEP_FAMILIES:-staircase,all_live,long_random,sawtooth,star,cliques,growing_chain}
+    export AETHER_SWEEP_MIN_N=${AETHER_SWEEP_MIN_N:-32768}
+    export AETHER_SWEEP_MAX_N=${AETHER_SWEEP_MAX_N:-262144}
   fi
-  echo "== the sweep (progress on stderr; rows in target/scale_sweep.rows)"
-  "$root/target/release/bench-sweep" run "$new" "$old" "$work" target/scale_sweep.rows docs/scale_sweep.md
+  rows_file=target/$report.rows
+  last=$(sed -n 's/^# seconds=//p' "$rows_file" 2>/dev/null || true)
+  if [ -n "$last" ]; then
+    prev() { sed -n "s/^# $1=//p" "$rows_file"; }
+    echo "== the last $mode run here took $((last / 60)) min (n to $(prev max_n), cap $(prev cap_s) s; $rows_file)"
+  fi
+  echo "== the sweep (progress on stderr; rows in $rows_file)"
+  "$root/target/release/bench-sweep" run "$new" "$old" "$work" "$rows_file" "docs/$report.md"
   echo "== the sweep took $((($(date +%s) - started) / 60)) min $((($(date +%s) - started) % 60)) s"
   exit 0
 fi

@@ -330,6 +330,37 @@ pub enum Family {
     /// of 3; `n` itself below 3). All activations are live at the turn, and
     /// `E = (3L² + L)/2 + L - 1 ≈ n²/6`: inherently dense.
     TrainingStep,
+    // The further shapes of `scripts/bench_scale.sh shapes` ([`Family::MORE`]):
+    // shapes at the edges of what graphs have, to show that no planner has
+    // a quadratic path the six miss.
+    /// Buffer `i` lives `[i, 2n - 1 - i]`: the activations of a training
+    /// step without the short tensors between them, or the skip connections
+    /// of an encoder and decoder. Every lifetime spans the turn, so every
+    /// pair conflicts: `E = n(n - 1)/2`. Sizes `64 · U{1..512}`.
+    Staircase,
+    /// Every buffer lives `[0, 1]`: all live together, `E = n(n - 1)/2`.
+    /// Sizes `64 · U{1..512}`.
+    AllLive,
+    /// Starts uniform in `[0, n)`, lengths uniform in `[1, n]` nodes; sizes
+    /// `16 · U{1..4096}`. Long random lifetimes: `E` about `n²/3`, and the
+    /// ranges a placement meets leave a gap for about every thirty of
+    /// them, so the union a best fit reads has `Θ(n)` blocks.
+    LongRandom,
+    /// Buffer `i` lives `[i, i + (i mod 1000)]`: lifetimes growing over a
+    /// thousand nodes, then starting over. About 500 buffers are live at a
+    /// node: `E` about `500n`. Sizes `64 · U{1..256}`.
+    Sawtooth,
+    /// Buffer 0 (1 MiB) lives over the whole graph, and buffer `i > 0`
+    /// lives `[i, i + 1]` (sizes `64 · U{1..64}`): one long-lived buffer
+    /// over a chain. `E = 2n - 3`.
+    Star,
+    /// Groups of 1,000 buffers, each group all live together at its own
+    /// node (`[2g, 2g]` for group `g`): `E` about `500n`. Sizes
+    /// `64 · U{1..512}`.
+    Cliques,
+    /// A chain (`[i, i + 1]`) whose sizes grow with `i`, from 64 bytes to
+    /// 64 KiB: the placement order (by size) runs against time.
+    GrowingChain,
 }
 
 impl Family {
@@ -343,6 +374,18 @@ impl Family {
         Family::TrainingStep,
     ];
 
+    /// The further shapes, beyond the six of the sweep (see
+    /// `scripts/bench_scale.sh shapes`).
+    pub const MORE: [Family; 7] = [
+        Family::Staircase,
+        Family::AllLive,
+        Family::LongRandom,
+        Family::Sawtooth,
+        Family::Star,
+        Family::Cliques,
+        Family::GrowingChain,
+    ];
+
     /// The family's name in file names and reports (`random_short`, ...).
     pub fn name(self) -> &'static str {
         match self {
@@ -352,18 +395,37 @@ impl Family {
             Family::Nested => "nested",
             Family::HeavyTailed => "heavy_tailed",
             Family::TrainingStep => "training_step",
+            Family::Staircase => "staircase",
+            Family::AllLive => "all_live",
+            Family::LongRandom => "long_random",
+            Family::Sawtooth => "sawtooth",
+            Family::Star => "star",
+            Family::Cliques => "cliques",
+            Family::GrowingChain => "growing_chain",
         }
     }
 
     /// The family named `name` (as [`Family::name`] spells it), if any.
     pub fn from_name(name: &str) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.name() == name)
+        Family::ALL
+            .into_iter()
+            .chain(Family::MORE)
+            .find(|f| f.name() == name)
     }
 
     /// Whether `E` grows at most as `n log n` (every family but the
-    /// training step).
+    /// training step, the staircase, all live and long random).
     pub fn is_sparse(self) -> bool {
-        self != Family::TrainingStep
+        !matches!(
+            self,
+            Family::TrainingStep | Family::Staircase | Family::AllLive | Family::LongRandom
+        )
+    }
+
+    /// Whether the family is one of the six of the sweep, which the
+    /// targets of issue 21 name.
+    pub fn is_swept(self) -> bool {
+        Family::ALL.contains(&self)
     }
 
     /// `n` buffers of this family (the training step: `3 ⌊n/3⌋`), fixed by
@@ -420,6 +482,36 @@ impl Family {
                 out.truncate(n);
                 out
             }
+            Family::Staircase => (0..n)
+                .map(|i| TensorLifetime::new(64 * (1 + rng.below(512)), i, 2 * n - 1 - i))
+                .collect(),
+            Family::AllLive => (0..n)
+                .map(|_| TensorLifetime::new(64 * (1 + rng.below(512)), 0, 1))
+                .collect(),
+            Family::LongRandom => (0..n)
+                .map(|_| {
+                    let first = rng.below(n);
+                    let length = 1 + rng.below(n);
+                    TensorLifetime::new(16 * (1 + rng.below(4096)), first, first + length - 1)
+                })
+                .collect(),
+            Family::Sawtooth => (0..n)
+                .map(|i| TensorLifetime::new(64 * (1 + rng.below(256)), i, i + i % 1000))
+                .collect(),
+            Family::Star => (0..n)
+                .map(|i| match i {
+                    0 => TensorLifetime::new(1 << 20, 0, n + 1),
+                    _ => TensorLifetime::new(64 * (1 + rng.below(64)), i, i + 1),
+                })
+                .collect(),
+            Family::Cliques => (0..n)
+                .map(|i| {
+                    TensorLifetime::new(64 * (1 + rng.below(512)), 2 * (i / 1000), 2 * (i / 1000))
+                })
+                .collect(),
+            Family::GrowingChain => (0..n)
+                .map(|i| TensorLifetime::new(64 * (1 + i * 1024 / n.max(1)), i, i + 1))
+                .collect(),
         }
     }
 }

@@ -113,7 +113,10 @@ mod tests {
         for tensors in tables_meeting_at_a_point(&mut rng) {
             let planned = tensors.iter().any(|t| t.size > 0);
             assert_eq!(all_meet(tensors.as_slice()), planned);
-            assert_eq!(crate::try_plan_offsets(&tensors).unwrap(), naive_plan(&tensors));
+            assert_eq!(
+                crate::try_plan_offsets(&tensors).unwrap(),
+                naive_plan(&tensors)
+            );
         }
     }
 

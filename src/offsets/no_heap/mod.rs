@@ -172,11 +172,7 @@ pub(crate) fn try_plan_offsets_indexed_in<L: InputList<Item = TensorLifetime> + 
             .scoped(|counting| conflicting_pairs(tensors, planned, counting))
             .is_some_and(|pairs| pairs >= (INDEX_FROM_PAIRS_PER_TENSOR * planned) as u128)
     };
-    if planned <= SCAN_UP_TO
-        || !tree_fits(tensors.count())
-        || all_meet(tensors)
-        || !many_pairs()
-    {
+    if planned <= SCAN_UP_TO || !tree_fits(tensors.count()) || all_meet(tensors) || !many_pairs() {
         return plan_checked_in(tensors, scratch, emit, planned);
     }
     tree_in(tensors, scratch, emit, planned, true)
