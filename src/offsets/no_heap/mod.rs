@@ -1206,6 +1206,60 @@ mod tests {
         }
     }
 
+    #[test]
+    fn tables_meeting_at_a_point_are_stacked_in_every_form() {
+        // Every lifetime spans node `n / 2` (the third shape of `table`):
+        // both forms take the stacked plan, which must be the
+        // specification's, found by the naive scan.
+        let mut rng = crate::rng::XorShift(0x5EED_57AC);
+        for round in 0..120 {
+            let n = 2 + rng.below(if round % 10 == 0 { 3000 } else { 300 });
+            let base = [0, 1 << 40, usize::MAX / 2][round % 3];
+            let tensors = table(&mut rng, n, 2, base);
+            assert_eq!(
+                all_meet(tensors.as_slice()),
+                tensors.iter().any(|t| t.size > 0)
+            );
+            let naive = crate::offsets::greedy::naive_plan(&tensors);
+            let naive = (naive.offsets, naive.arena_size);
+            assert_eq!(plan_in(&tensors).unwrap(), naive, "round {round}");
+            let full = plan_offsets_indexed_scratch_bytes(n).unwrap();
+            let indexed = plan_within(&tensors, full, |tensors, scratch, emit| {
+                try_plan_offsets_indexed_in(tensors, scratch, emit)
+            });
+            assert_eq!(indexed.unwrap(), naive, "round {round}");
+        }
+    }
+
+    #[test]
+    fn a_stacked_table_past_the_address_space_emits_nothing() {
+        // Placement order: 0 and 2 (equal, input order), then 1, whose end
+        // passes usize::MAX.
+        let big = usize::MAX / 2;
+        let tensors = [
+            TensorLifetime::new(big, 0, 3),
+            TensorLifetime::new(4, 1, 2),
+            TensorLifetime::new(big, 2, 5),
+            TensorLifetime::new(0, 7, 7),
+        ];
+        assert!(all_meet(tensors.as_slice()));
+        let mut words = words(plan_offsets_indexed_scratch_bytes(tensors.len()).unwrap());
+        let mut emitted = 0;
+        let result = try_plan_offsets_indexed_in(
+            tensors.as_slice(),
+            &mut Scratch::new(bytes(&mut words)),
+            |_, _| emitted += 1,
+        );
+        assert_eq!(result, Err(PlanError::Overflow { tensor: 1 }));
+        let result = try_plan_offsets_in(
+            tensors.as_slice(),
+            &mut Scratch::new(bytes(&mut words)),
+            |_, _| emitted += 1,
+        );
+        assert_eq!(result, Err(PlanError::Overflow { tensor: 1 }));
+        assert_eq!(emitted, 0);
+    }
+
     /// A training step of `layers` layers: activations live from their
     /// forward node to the mirrored backward one, a temporary at each
     /// forward node, a gradient over two backward nodes.
