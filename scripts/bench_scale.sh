@@ -208,10 +208,22 @@ out=docs/scale.md
   echo
   echo "## The scaling sweep"
   echo
-  echo "Every strategy on six shape families (chain, sliding window, random short, nested scopes,"
-  echo "heavy-tailed, a training step), n doubling from 16k to 1M (the greedy to 4M), side by side with"
-  echo "0.1.0, with the fitted growth exponents and the targets of issue 21: [scale_sweep.md](scale_sweep.md),"
-  echo "written by \`scripts/bench_scale.sh sweep\` (it states its settings, the load and how long it took)."
+  cat <<'MD'
+Every strategy on six shape families (chain, sliding window, random short, nested scopes,
+heavy-tailed, a training step), n doubling from 16k to 1M (the greedy and its two heap-free forms
+to 4M), side by side with 0.1.0, with the fitted growth exponents and the targets of issue 21:
+[scale_sweep.md](scale_sweep.md), written by `scripts/bench_scale.sh sweep` (it states its
+settings, the load and how long it took). The heap-free forms are
+`aether_plan_offsets_in_workspace` in its 4 words per tensor, whose time follows the conflicting
+pairs (quadratic on the training step), and `aether_plan_offsets_in_indexed_workspace` over the
+workspace `aether_plan_offsets_indexed_workspace_size` states, which keeps the same plan
+near-linear there.
+
+Seven further shapes (a staircase of nested lifetimes, all live together, long random lifetimes,
+a sawtooth, a star, groups all live together, a chain of growing sizes), n doubling from 32k to
+256k (the greedy and its heap-free forms to 1M), run the same way, beside 0.1.0:
+[scale_shapes.md](scale_shapes.md), written by `scripts/bench_scale.sh shapes`.
+MD
 } >"$out"
 echo "== wrote $out"
 echo "== took $((($(date +%s) - started) / 60)) min $((($(date +%s) - started) % 60)) s"

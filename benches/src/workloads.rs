@@ -343,8 +343,9 @@ pub enum Family {
     AllLive,
     /// Starts uniform in `[0, n)`, lengths uniform in `[1, n]` nodes; sizes
     /// `16 · U{1..4096}`. Long random lifetimes: `E` about `n²/3`, and the
-    /// ranges a placement meets leave a gap for about every thirty of
-    /// them, so the union a best fit reads has `Θ(n)` blocks.
+    /// union of the ranges a greedy placement meets has a block for about
+    /// every twelve of them (counted at 4,096 and 8,192 buffers): `Θ(n)`
+    /// blocks for best fit to read.
     LongRandom,
     /// Buffer `i` lives `[i, i + (i mod 1000)]`: lifetimes growing over a
     /// thousand nodes, then starting over. About 500 buffers are live at a
