@@ -29,6 +29,10 @@
 //! positions, and on targets of 32-bit words, where the tree's arrays
 //! would not fit the 4 words per tensor.
 //!
+//! A table whose lifetimes all share one point (every pair conflicts) is
+//! stacked in placement order, as the main planner stacks it
+//! ([`stacked_in`]), in `O(n log n)` whatever its pairs.
+//!
 //! Where the caller gives more room, the indexed form
 //! ([`try_plan_offsets_indexed_in`]) makes the same plan through coalesced
 //! unions of the placed ranges kept in it ([`index`], cached by
