@@ -92,6 +92,8 @@ pub(crate) use index::{
     past_floor, Facts, RangeStore, FACT_FROM,
 };
 pub(crate) use keys::endpoint_ranks;
+#[cfg(test)]
+pub(crate) use stacked::tests::past_the_address_space;
 pub(crate) use stacked::{all_meet, top as stacked_top};
 
 use super::{MemoryPlan, TensorLifetime};

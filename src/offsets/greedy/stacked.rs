@@ -78,7 +78,7 @@ pub(crate) fn top(placed: impl Iterator<Item = (usize, usize)>) -> Result<usize,
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::offsets::greedy::naive_plan;
     use crate::rng::XorShift;
@@ -142,17 +142,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_first_tensor_to_pass_the_address_space_is_named() {
-        // Placement order: the two largest first (the earlier input first
-        // among equals), then the third, whose end passes usize::MAX.
+    /// Tensors meeting at node 2 whose stack passes `usize::MAX` at
+    /// tensor 1: placement order is 0 and 2 (equal sizes, input order),
+    /// then 1; tensor 3 has size 0.
+    pub(crate) fn past_the_address_space() -> [TensorLifetime; 4] {
         let big = usize::MAX / 2;
-        let tensors = [
+        [
             TensorLifetime::new(big, 0, 3),
             TensorLifetime::new(4, 1, 2),
             TensorLifetime::new(big, 2, 5),
             TensorLifetime::new(0, 9, 9),
-        ];
+        ]
+    }
+
+    #[test]
+    fn the_first_tensor_to_pass_the_address_space_is_named() {
+        let tensors = past_the_address_space();
         assert!(all_meet(tensors.as_slice()));
         assert_eq!(
             crate::try_plan_offsets(&tensors),

@@ -1237,15 +1237,7 @@ mod tests {
 
     #[test]
     fn a_stacked_table_past_the_address_space_emits_nothing() {
-        // Placement order: 0 and 2 (equal, input order), then 1, whose end
-        // passes usize::MAX.
-        let big = usize::MAX / 2;
-        let tensors = [
-            TensorLifetime::new(big, 0, 3),
-            TensorLifetime::new(4, 1, 2),
-            TensorLifetime::new(big, 2, 5),
-            TensorLifetime::new(0, 7, 7),
-        ];
+        let tensors = crate::offsets::greedy::past_the_address_space();
         assert!(all_meet(tensors.as_slice()));
         let mut words = words(plan_offsets_indexed_scratch_bytes(tensors.len()).unwrap());
         let mut emitted = 0;
