@@ -294,9 +294,10 @@ static void test_workspace_variants_match_and_do_not_allocate(void) {
 
 /* Past 128 tensors the workspace planner finds conflicts through its
  * max-tree (sparse tables at any size, dense ones past 8192): the same plan,
- * still without an allocation. Shapes: a chain, short random lifetimes, and
+ * still without an allocation. Shapes: a chain, short random lifetimes,
  * one tensor live throughout beside short ones (a table a sampled density
- * estimate takes for dense). */
+ * estimate takes for dense), and a staircase of nested lifetimes (all
+ * meeting at the turn, which every form stacks). */
 static void test_the_workspace_planner_at_scale_matches_and_does_not_allocate(void) {
   enum { MAX_T = 9000 };
   static aether_tensor_lifetime t[MAX_T];
@@ -304,14 +305,14 @@ static void test_the_workspace_planner_at_scale_matches_and_does_not_allocate(vo
   const size_t sizes[] = {129, 1000, MAX_T};
   unsigned differ = 0, allocated = 0, shape, k;
   for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-    for (shape = 0; shape < 3; shape++) {
+    for (shape = 0; shape < 4; shape++) {
       size_t n = sizes[k], i, heap_arena, ws_arena, before;
       rng_state = 1000u * k + shape + 1;
       for (i = 0; i < n; i++) {
         size_t first = shape == 0 ? i : rng_below(n), length = shape == 0 ? 1 : rng_below(40);
         t[i].size = rng_below(9) == 0 ? 0 : 16 * (1 + rng_below(200));
-        t[i].first_use = first;
-        t[i].last_use = first + length;
+        t[i].first_use = shape == 3 ? i : first;
+        t[i].last_use = shape == 3 ? 2 * n - 1 - i : first + length;
       }
       if (shape == 2) {
         t[0].first_use = 0;
@@ -342,8 +343,9 @@ static void set_training_step_lifetime(aether_tensor_lifetime *t, size_t i, size
 }
 
 /* The indexed form plans as aether_plan_offsets on every shape (a training
- * step's nested activations among them), with its whole stated workspace
- * or any part of it past the 4 words per tensor, and allocates nothing. */
+ * step's nested activations among them, and a staircase of them alone,
+ * which it stacks), with its whole stated workspace or any part of it past
+ * the 4 words per tensor, and allocates nothing. */
 static void test_the_indexed_workspace_planner_matches_and_does_not_allocate(void) {
   enum { MAX_T = 6000 };
   static aether_tensor_lifetime t[MAX_T];
@@ -355,7 +357,7 @@ static void test_the_indexed_workspace_planner_matches_and_does_not_allocate(voi
   CHECK(workspace != NULL);
   CHECK(most > aether_plan_offsets_workspace_size(MAX_T));
   for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-    for (shape = 0; shape < 4; shape++) {
+    for (shape = 0; shape < 5; shape++) {
       size_t n = sizes[k] - sizes[k] % 3, i, heap_arena, before;
       size_t least = aether_plan_offsets_workspace_size(n);
       size_t full = aether_plan_offsets_indexed_workspace_size(n);
@@ -366,6 +368,10 @@ static void test_the_indexed_workspace_planner_matches_and_does_not_allocate(voi
         t[i].first_use = first;
         t[i].last_use = first + length;
         if (shape == 3) set_training_step_lifetime(&t[i], i, n);
+        if (shape == 4) {
+          t[i].first_use = i;
+          t[i].last_use = 2 * n - 1 - i;
+        }
       }
       if (shape == 2) {
         t[0].first_use = 0;
