@@ -11,11 +11,13 @@
 //!
 //! # Algorithm
 //!
-//! First, two shapes of table are planned at the peak of live bytes by a
+//! First, three shapes of table are planned at the peak of live bytes by a
 //! direct construction ([`at_peak`]): nested lifetimes (each tensor stacked
-//! on those whose lifetimes hold its own) and tables with at most two
+//! on those whose lifetimes hold its own), tables with at most two
 //! tensors live at once (the two sides of the conflict forest at the two
-//! ends of the arena). Those plans are optimal and end the work. Otherwise:
+//! ends of the arena), and the same under tensors live over the whole
+//! table (stacked below). Those plans are optimal and end the work.
+//! Otherwise:
 //!
 //! Nine orderings, each a stable sort (ties keep input order) in decreasing
 //! key. Six have a single key: size; number of lifetime conflicts; lifetime
@@ -60,7 +62,7 @@
 //!
 //! # Complexity
 //!
-//! `O(n log n)` to sort the tensors by first use and try the two direct
+//! `O(n log n)` to sort the tensors by first use and try the three direct
 //! shapes ([`at_peak`], `O(n)` after the sort); then
 //! `O(n log n + E)` to build the conflict lists (`E` conflicting pairs) and
 //! `O(n log n)` at worst for each key component's ranks (once) and `O(n)`
@@ -155,8 +157,9 @@ pub(crate) fn plan(
 
 /// The plan of [`at_peak`] if `tensors` (sizes already rounded; lifetimes
 /// already validated; their peak of live bytes `peak`) are nested or have
-/// at most two tensors live at once: optimal, `O(n log n)`. `None` for
-/// other tables, or once `deadline` has passed.
+/// at most two tensors live at once (or at most two beside those live over
+/// the whole table): optimal, `O(n log n)`. `None` for other tables, or
+/// once `deadline` has passed.
 ///
 /// Errors: [`PlanError::OutOfMemory`].
 pub(crate) fn plan_at_peak(

@@ -338,7 +338,7 @@ fn search_start(rounded: &[TensorLifetime], peak: usize) -> Result<MemoryPlan, P
 /// deadline left out of its first-fit plan, and of those how many it
 /// stacked (0 and 0 if it was not cut short).
 ///
-/// 0. The heuristic's direct plan at `peak` on the tables of its two
+/// 0. The heuristic's direct plan at `peak` on the tables of its three
 ///    shapes ([`heuristic::plan_at_peak`]): a sort by first use and a
 ///    pass, less than the first-fit plan's two sorts and sweep, and
 ///    optimal where it applies; then returned alone. Not begun with less
