@@ -84,22 +84,26 @@ pub(super) fn plan(
                 Found::Late => return Ok(AtPeak::Late),
                 Found::No => return Ok(AtPeak::Neither),
                 Found::Yes((whole, bottom)) => {
+                    // The whole tensors are live together: their total is
+                    // at most the peak, when `peak` is the table's.
                     let mut below = 0usize;
                     for &p in &whole {
-                        offsets[items[p]] = below;
-                        // The whole tensors are live together: their total
-                        // is at most the peak, when `peak` is the table's.
                         below = match below.checked_add(tensor(p).size) {
                             Some(top) if top <= peak => top,
                             _ => return Ok(AtPeak::Neither),
                         };
                     }
-                    for (p, side) in bottom.iter().enumerate() {
-                        match side {
-                            Some(true) => offsets[items[p]] = below,
-                            Some(false) => offsets[items[p]] = peak.saturating_sub(tensor(p).size),
-                            None => {}
-                        }
+                    for (p, &bottom) in bottom.iter().enumerate() {
+                        offsets[items[p]] = match bottom {
+                            true => below,
+                            false => peak.saturating_sub(tensor(p).size),
+                        };
+                    }
+                    // The whole ones, given a side above, stacked below.
+                    let mut top = 0;
+                    for &p in &whole {
+                        offsets[items[p]] = top;
+                        top += tensor(p).size;
                     }
                 }
             },
@@ -184,7 +188,7 @@ fn two_sides_of<'t>(
 /// (from the first first use to the last last use) have at most two live
 /// at any node, and at least one position's does; if so, the positions
 /// whose lifetimes hold it (in order of first use) and each other
-/// position's side (`Some(true)`: the bottom; `None` for the first ones).
+/// position's side (`true`: the bottom; `true` too for the first ones).
 /// The whole ones are live at every node any tensor is, so the others'
 /// live bytes are the peak less their total at every node, and the two
 /// sides' argument holds above them.
@@ -193,7 +197,7 @@ fn two_sides_under_whole<'t>(
     by_start: &[usize],
     tensor: &impl Fn(usize) -> &'t TensorLifetime,
     deadline: Option<Instant>,
-) -> Result<Found<(Vec<usize>, Vec<Option<bool>>)>, PlanError> {
+) -> Result<Found<(Vec<usize>, Vec<bool>)>, PlanError> {
     let Some(&first) = by_start.first() else {
         return Ok(Found::No);
     };
@@ -213,28 +217,18 @@ fn two_sides_under_whole<'t>(
     if by_start.iter().any(|&p| tensor(p).last_use > latest) {
         return Ok(Found::No);
     }
+    // The first starters ending at `latest` hold the whole table; the one
+    // that gave `latest` is among them.
     let holds_all = |p: usize| tensor(p).first_use <= earliest && tensor(p).last_use >= latest;
-    let whole_count = by_start.iter().filter(|&&p| holds_all(p)).count();
-    if whole_count == 0 {
-        return Ok(Found::No);
-    }
-    let mut whole = fallible::with_capacity(whole_count)?;
-    let mut rest = fallible::with_capacity(by_start.len() - whole_count)?;
-    for &p in by_start {
-        if holds_all(p) {
-            whole.push(p);
-        } else {
-            rest.push(p);
-        }
-    }
+    let whole = fallible::collect_growing(
+        by_start[..first_run]
+            .iter()
+            .copied()
+            .filter(|&p| holds_all(p)),
+    )?;
+    let rest = fallible::collect_growing(by_start.iter().copied().filter(|&p| !holds_all(p)))?;
     match two_sides_of(&rest, by_start.len(), tensor, deadline)? {
-        Found::Yes(bottom) => {
-            let mut sides = fallible::collect(bottom.len(), bottom.into_iter().map(Some))?;
-            for &p in &whole {
-                sides[p] = None;
-            }
-            Ok(Found::Yes((whole, sides)))
-        }
+        Found::Yes(bottom) => Ok(Found::Yes((whole, bottom))),
         Found::No => Ok(Found::No),
         Found::Late => Ok(Found::Late),
     }
